@@ -1,0 +1,20 @@
+# The two commands of the README: `make demo` and `make test`. Both install what they need first.
+.PHONY: demo test lint bootstrap schemas bench
+
+bootstrap:
+	@./scripts/bootstrap.sh
+
+demo: bootstrap
+	.venv/bin/judgeflow demo
+
+test: bootstrap
+	.venv/bin/python -m pytest -q -p no:cacheprovider
+	.venv/bin/ruff check .
+	.venv/bin/mypy schemas streams agents
+
+lint: bootstrap
+	.venv/bin/ruff check .
+	.venv/bin/mypy schemas streams agents
+
+schemas: bootstrap
+	.venv/bin/judgeflow schemas generate

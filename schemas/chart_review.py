@@ -1,0 +1,176 @@
+"""Chart-review contracts: AgentAnswer, JudgeJob, CellOutcome, JudgeAnalysis, JudgeResult.
+
+Field names are the contract of DESIGN (docs/contracts.md); add fields, never rename.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field, field_validator
+
+from schemas.base import Frozen, SafeId
+
+SCHEMA_VERSION = 1
+
+ConfidenceLabel = Literal["low", "medium", "high"]
+JobKind = Literal["disagreement", "low_confidence", "type_drift"]
+OutcomeKind = Literal["agreement", "disagreement", "low_confidence", "type_drift", "agent_missing"]
+
+
+def cell_key(task_id: str, patient_id: str, field_id: str) -> str:
+    """The key of every chart-review topic: all events of one cell meet in one partition."""
+    return f"{task_id}|{patient_id}|{field_id}"
+
+
+class Evidence(Frozen):
+    note_id: SafeId
+    quote: str
+    offsets: tuple[int, int] | None = None
+
+    @field_validator("offsets")
+    @classmethod
+    def _ordered(cls, v: tuple[int, int] | None) -> tuple[int, int] | None:
+        if v is not None and not (0 <= v[0] <= v[1]):
+            raise ValueError("offsets must be [start, end] with 0 <= start <= end")
+        return v
+
+
+class AgentAnswer(Frozen):
+    """One reviewer agent's answer to one criterion for one patient."""
+
+    schema_version: int = SCHEMA_VERSION
+    event_id: str = Field(min_length=1, max_length=200)
+    run_id: str = Field(min_length=1, max_length=200)
+    task_id: SafeId
+    patient_id: SafeId
+    field_id: SafeId
+    agent_id: SafeId
+    answer: Any = None
+    evidence: tuple[Evidence, ...] = ()
+    rationale: str = ""
+    confidence: ConfidenceLabel | float = "medium"
+    low_confidence_reason: str | None = None
+    emitted_at: datetime
+
+    @field_validator("confidence")
+    @classmethod
+    def _unit_interval(cls, v: str | float) -> str | float:
+        if isinstance(v, float | int) and not isinstance(v, bool) and not 0.0 <= v <= 1.0:
+            raise ValueError("numeric confidence must be within [0, 1]")
+        return v
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.task_id, self.patient_id, self.field_id)
+
+
+class SourceRef(Frozen):
+    """Where the triggering event of a decision was read from."""
+
+    topic: str
+    partition: int
+    offset: int
+
+
+class JudgeJob(Frozen):
+    job_id: str
+    kind: JobKind
+    task_id: SafeId
+    patient_id: SafeId
+    field_id: SafeId
+    #: The answers the decision used, agent A first (stable order: expected-agents order).
+    answers: tuple[AgentAnswer, ...]
+    #: Each answer's canonical value, same order as ``answers``.
+    normalized: tuple[Any, ...]
+    reasons: tuple[str, ...]
+    detected_at: datetime
+    source: SourceRef | None = None
+    #: Agents expected but absent when the cell was decided (settle window elapsed).
+    missing_agents: tuple[str, ...] = ()
+    #: All kinds that applied, in precedence order; ``kind`` is the first.
+    kinds_applicable: tuple[JobKind, ...] = ()
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.task_id, self.patient_id, self.field_id)
+
+
+class CellOutcome(Frozen):
+    """One record per decided cell, including cells that need no judge."""
+
+    outcome_id: str
+    outcome: OutcomeKind
+    task_id: SafeId
+    patient_id: SafeId
+    field_id: SafeId
+    agents: tuple[str, ...]
+    missing_agents: tuple[str, ...] = ()
+    #: The job emitted for this cell, if any.
+    job_id: str | None = None
+    job_kind: JobKind | None = None
+    reasons: tuple[str, ...] = ()
+    decided_at: datetime
+    #: True when the cell was decided by the settle window rather than by the last answer.
+    settled_by_timeout: bool = False
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.task_id, self.patient_id, self.field_id)
+
+
+class EvidencePointer(Frozen):
+    note_id: str
+    what_to_look_for: str
+    offsets: tuple[int, int] | None = None
+
+
+class JudgeAnalysis(Frozen):
+    """Exactly the chart-review platform's judge contract."""
+
+    suggested_answer: Any = None
+    reasoning: str
+    evidence_pointers: tuple[EvidencePointer, ...] = Field(default=(), max_length=3)
+    agent_correctness: Literal["agent_a", "agent_b", "neither", "both", "n_a"]
+    classification_hint: Literal[
+        "guideline_gap", "agent_a_error", "agent_b_error", "true_ambiguity", "n_a"
+    ]
+    judge_confidence: ConfidenceLabel
+
+
+class ValidationProblem(Frozen):
+    type: str
+    message: str
+    action: Literal["repaired", "flagged", "fallback", "dropped"] = "flagged"
+
+
+class Usage(Frozen):
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+    cost_usd: float = 0.0
+    llm_calls: int = 0
+
+
+class JudgeResult(Frozen):
+    result_id: str
+    job_id: str
+    task_id: SafeId
+    patient_id: SafeId
+    field_id: SafeId
+    kind: JobKind
+    status: Literal["ok", "fallback"]
+    analysis: JudgeAnalysis
+    validation: tuple[ValidationProblem, ...] = ()
+    prompt_version: str
+    provider: str
+    model: str
+    usage: Usage = Field(default_factory=Usage)
+    latency_ms: int = 0
+    judged_at: datetime
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.task_id, self.patient_id, self.field_id)

@@ -1,0 +1,51 @@
+"""Generate ``schemas/json/*.json`` from the models (the models are the source of truth)."""
+
+from __future__ import annotations
+
+import importlib
+from pathlib import Path
+
+import orjson
+
+from schemas.registry import json_models
+
+JSON_DIR = Path(__file__).resolve().parent / "json"
+#: Modules that register extra contracts on import (medkit, calibration, tool schemas).
+PLUGINS = ("schemas.medkit",)
+
+
+def _load_plugins() -> None:
+    for name in PLUGINS:
+        try:
+            importlib.import_module(name)
+        except ModuleNotFoundError as exc:
+            if exc.name != name:
+                raise
+
+
+def render_all() -> dict[str, bytes]:
+    _load_plugins()
+    out: dict[str, bytes] = {}
+    for name, model in json_models().items():
+        schema = model.model_json_schema(mode="validation")
+        out[f"{name}.json"] = orjson.dumps(schema, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+    return out
+
+
+def generate(directory: Path) -> list[Path]:
+    directory.mkdir(parents=True, exist_ok=True)
+    written = []
+    for name, data in render_all().items():
+        path = directory / name
+        path.write_bytes(data)
+        written.append(path)
+    return written
+
+
+def check(directory: Path) -> list[str]:
+    """Names of files that are missing, differ, or are no longer generated."""
+    expected = render_all()
+    drift = [n for n, data in expected.items()
+             if not (directory / n).is_file() or (directory / n).read_bytes() != data]
+    drift += [p.name for p in directory.glob("*.json") if p.name not in expected]
+    return sorted(drift)

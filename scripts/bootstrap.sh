@@ -1,0 +1,21 @@
+#!/usr/bin/env bash
+# Create (or refresh) the project venv under .venv and install judgeflow with its test extras.
+# Idempotent: a second run only reinstalls when pyproject.toml changed.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+PY=${PYTHON:-python3}
+if ! "$PY" -c 'import sys; sys.exit(0 if sys.version_info >= (3, 11) else 1)'; then
+  echo "judgeflow needs Python >= 3.11 (found $("$PY" --version 2>&1)); set PYTHON=..." >&2
+  exit 2
+fi
+if [ ! -x .venv/bin/python ]; then
+  echo "==> creating .venv with $("$PY" --version)"
+  "$PY" -m venv .venv
+fi
+stamp=.venv/.judgeflow-installed
+if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
+  echo "==> installing judgeflow and test dependencies into .venv"
+  .venv/bin/python -m pip install -q --upgrade pip
+  .venv/bin/python -m pip install -q -e '.[test]'
+  touch "$stamp"
+fi

@@ -1,0 +1,1 @@
+"""judgeflow stream processors: app factory, detect processor, embedded broker and CLI."""

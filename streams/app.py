@@ -1,0 +1,46 @@
+"""Faust app factory. No import-time global app: ``create_app(settings)`` builds one."""
+
+from __future__ import annotations
+
+import faust
+
+from streams.settings import Settings
+
+
+def faust_broker_url(bootstrap_servers: str) -> str:
+    hosts = [h.strip() for h in bootstrap_servers.split(",") if h.strip()]
+    return ";".join(f"kafka://{h}" for h in hosts)
+
+
+def base_app(settings: Settings, app_id: str, partitions: int) -> faust.App:
+    """A Faust app wired to our settings: no web server, state under ``state_dir``."""
+    k = settings.kafka
+    return faust.App(
+        app_id,
+        broker=faust_broker_url(k.bootstrap_servers),
+        store="memory://",  # tables are rebuilt from their changelog topics on start
+        topic_partitions=partitions,
+        topic_replication_factor=k.replication_factor,
+        datadir=str(settings.state_dir / app_id),
+        web_enabled=False,
+        autodiscover=False,
+        table_standby_replicas=0,
+        consumer_auto_offset_reset="earliest",
+        broker_session_timeout=k.session_timeout_seconds,
+        broker_heartbeat_interval=k.heartbeat_interval_seconds,
+        broker_commit_interval=k.commit_interval_seconds,
+        producer_acks=-1,
+        producer_linger_ms=5,
+    )
+
+
+def create_app(settings: Settings, partitions: int | None = None) -> faust.App:
+    """The detect worker's app (answers -> judge jobs + cell outcomes)."""
+    from schemas.skill import load_skill
+    from streams.detect.agent import register_detect
+    from streams.metrics import Metrics
+
+    parts = partitions or settings.kafka.partitions
+    app = base_app(settings, settings.groups.detect, parts)
+    register_detect(app, settings, load_skill(settings.skill_dir), Metrics.create(), parts)
+    return app

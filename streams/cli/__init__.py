@@ -1,0 +1,1 @@
+"""The ``judgeflow`` command line. Each subcommand lives in its own module."""

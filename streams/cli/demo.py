@@ -1,0 +1,16 @@
+"""``judgeflow demo``."""
+
+from __future__ import annotations
+
+import argparse
+
+from streams.settings import Settings
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("demo", help="(not yet available)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    raise SystemExit("judgeflow demo: not yet available")

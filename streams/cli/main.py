@@ -1,0 +1,67 @@
+"""``judgeflow`` entry point: parse arguments, read Settings once, dispatch."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from pydantic import ValidationError
+
+from streams.errors import StreamsError
+from streams.settings import Settings
+
+#: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
+COMMANDS = ("demo", "broker", "worker", "produce", "tail", "schemas", "bench")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="judgeflow",
+        description="Kafka stream processor that triages clinical LLM reviews. Configuration "
+        "comes from JUDGEFLOW_* environment variables (see docs/configuration.md).",
+    )
+    parser.add_argument("--bootstrap-servers", metavar="HOST:PORT[,...]",
+                        help="Kafka bootstrap servers (default: $JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS)")
+    parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default INFO)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"streams.cli.{name}").add_parser(sub)
+    return parser
+
+
+def load_settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, object] = {}
+    base = Settings()
+    if args.bootstrap_servers:
+        overrides["kafka"] = base.kafka.model_copy(
+            update={"bootstrap_servers": args.bootstrap_servers})
+    if args.log_level:
+        overrides["log_level"] = args.log_level.upper()
+    return base.model_copy(update=overrides) if overrides else base
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings(args)
+    except ValidationError as exc:
+        print(f"judgeflow: invalid configuration:\n{exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    try:
+        return int(args.func(args, settings) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except StreamsError as exc:
+        print(f"judgeflow: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

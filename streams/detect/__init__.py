@@ -1,0 +1,1 @@
+"""The detect processor: pure normalisation and decision logic plus a thin Faust agent."""

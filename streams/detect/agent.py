@@ -1,0 +1,112 @@
+"""The thin Faust edge of the detector: decode -> DetectProcessor -> emit -> count.
+
+Inputs: the agent-answers topic and the internal tick topic (co-partitioned). A timer sends a
+tick for every cell whose settle window or retention has run out, to the partition the cell
+lives in, so that the decision is taken inside the stream (where table writes belong).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from typing import Any
+
+import faust
+
+from schemas.dlq import dead_letter_headers
+from schemas.skill import Skill
+from streams.detect.processor import DetectProcessor, Step
+from streams.detect.state import CellState, Settle, purge_due, settle_due
+from streams.errors import BadRecord
+from streams.metrics import Metrics
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes,
+                       "key_serializer": "raw", "value_serializer": "raw"}
+
+
+def _load(raw: bytes | None) -> CellState | None:
+    return None if raw is None else CellState.loads(raw)
+
+
+def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: Metrics,
+                    partitions: int) -> DetectProcessor:
+    t = settings.topics
+    cfg = Settle(settings.expected_agents, settings.settle_seconds,
+                 settings.retention_seconds, settings.low_confidence_threshold)
+    proc = DetectProcessor(skill, cfg)
+    channel = app.topic(t.agent_answers, t.detect_ticks, partitions=partitions, **RAW)
+    ticks = app.topic(t.detect_ticks, partitions=partitions, **RAW)
+    out = {"job": app.topic(t.judge_jobs, **RAW), "outcome": app.topic(t.cell_outcomes, **RAW)}
+    out_names = {"job": t.judge_jobs, "outcome": t.cell_outcomes}
+    dlq = app.topic(t.dlq(t.agent_answers), **RAW)
+    cells = app.Table("cells", default=None, partitions=partitions, **RAW)
+    ticked: dict[bytes, float] = {}
+    tick_every = max(0.2, min(settings.settle_seconds / 4, 5.0))
+
+    async def store(key: bytes, step: Step) -> None:
+        if step.changed:
+            if step.state is None:
+                if key in cells:
+                    del cells[key]
+            else:
+                cells[key] = step.state.dumps()
+        ticked.pop(key, None)
+        for emit in step.emits:
+            await out[emit.kind].send(key=emit.key, value=emit.value)
+            metrics.records_out.labels("detect", out_names[emit.kind]).inc()
+            if emit.kind == "outcome" and step.note != "redelivered":
+                metrics.cells_decided.labels(_outcome_of(emit.value)).inc()
+
+    @app.agent(channel, name="detect")
+    async def detect(stream: faust.StreamT) -> None:
+        async for event in stream.events():
+            msg = event.message
+            source = (msg.topic, msg.partition, msg.offset)
+            now = time.time()
+            metrics.records_in.labels("detect", msg.topic).inc()
+            try:
+                if msg.topic == t.detect_ticks:
+                    key = msg.key
+                    await store(key, proc.on_tick(_load(cells.get(key)), source, now))
+                    continue
+                answer = proc.validate(msg.value)
+                key = answer.key.encode()
+                step = proc.on_answer(answer, source, _load(cells.get(key)), now)
+                log.debug("cell %s: %s", step.note, answer.event_id)
+                await store(key, step)
+            except BadRecord as exc:
+                await _dead_letter(dlq, msg, exc.error_type, exc.message)
+                metrics.dead_letters.labels("detect", exc.error_type).inc()
+            except Exception as exc:  # a bug must not stop the stream; the record is kept
+                log.exception("detect failed on %s[%d]@%d", msg.topic, msg.partition, msg.offset)
+                await _dead_letter(dlq, msg, "internal_error", f"{type(exc).__name__}: {exc}")
+                metrics.dead_letters.labels("detect", "internal_error").inc()
+
+    @app.timer(interval=tick_every)
+    async def settle_ticks() -> None:
+        now = time.time()
+        pending = 0
+        for key, raw in list(cells.items()):
+            state = CellState.loads(raw)
+            pending += 0 if state.decided else 1
+            due = settle_due(state, now, cfg) or purge_due(state, now, cfg)
+            if due and now - ticked.get(key, 0.0) > 5 * tick_every:
+                ticked[key] = now
+                await ticks.send(key=key, value=b"", partition=state.partition)
+        metrics.pending_cells.set(pending)
+
+    return proc
+
+
+async def _dead_letter(dlq: faust.TopicT, msg: Any, error_type: str, message: str) -> None:
+    headers = dead_letter_headers(error_type, message, msg.topic, msg.partition, msg.offset)
+    await dlq.send(key=msg.key, value=msg.value, headers=headers)
+    log.warning("dead-lettered %s[%d]@%d: %s", msg.topic, msg.partition, msg.offset, error_type)
+
+
+def _outcome_of(value: bytes) -> str:
+    import orjson
+
+    return str(orjson.loads(value).get("outcome", "unknown"))

@@ -1,0 +1,35 @@
+"""Run the detect worker process (used by ``judgeflow worker detect``)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+import faust
+
+from schemas.skill import load_skill
+from streams.app import base_app
+from streams.detect.agent import register_detect
+from streams.metrics import Metrics
+from streams.quirks import install_idle_fetch_backoff
+from streams.settings import Settings
+from streams.topics import ensure_topics
+
+log = logging.getLogger(__name__)
+
+
+def run_worker(settings: Settings) -> int:
+    skill = load_skill(settings.skill_dir)  # fail fast on a broken skill folder
+    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
+    counts = asyncio.run(ensure_topics(settings))
+    partitions = counts[settings.topics.agent_answers]
+    metrics = Metrics.create()
+    metrics.serve(settings.metrics_port)
+    app = base_app(settings, settings.groups.detect, partitions)
+    register_detect(app, settings, skill, metrics, partitions)
+    log.info("detect worker: %d criteria, %d partitions, expected agents %s, settle %.1fs",
+             len(skill.criteria), partitions, ",".join(settings.expected_agents),
+             settings.settle_seconds)
+    worker = faust.Worker(app, loglevel=settings.log_level, quiet=True)
+    worker.execute_from_commandline()
+    return 0

@@ -1,0 +1,129 @@
+"""The per-cell state machine of the detector. Pure: the caller passes ``now`` and receives
+what to emit; the Faust agent only stores the state and sends the outputs.
+
+A cell is *pending* until every expected agent has answered (decide now) or the settle window
+has passed (decide with what it has). After a decision the cell is kept, *decided*, for
+``retention_seconds`` so that a superseding re-run can be re-decided against the other
+agents' answers, then purged, so state does not grow without bound.
+
+Crash safety: the state remembers which input record (topic/partition/offset) triggered the
+current decision and the output records that decision produced. If that same record is
+delivered again (a worker died after writing its state but before its offsets were
+committed), the outputs are re-sent with the same ids rather than lost. Duplicate
+``event_id``s delivered at other offsets are dropped.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+import orjson
+
+from schemas.chart_review import AgentAnswer
+
+MAX_SEEN_EVENTS = 256
+MAX_HISTORY = 4
+
+
+@dataclass(frozen=True)
+class Settle:
+    expected_agents: tuple[str, ...]
+    settle_seconds: float
+    retention_seconds: float
+    low_confidence_threshold: float
+
+
+@dataclass(frozen=True)
+class CellState:
+    first_seen: float
+    #: The input partition the cell lives in (settle ticks are sent to the same partition).
+    partition: int = -1
+    answers: dict[str, dict[str, Any]] = field(default_factory=dict)
+    seen_events: tuple[str, ...] = ()
+    decided_at: float | None = None
+    last_inputs_id: str | None = None
+    #: The last few decisions: ``(trigger, outputs)`` where trigger is the
+    #: ``(topic, partition, offset)`` of the record that caused it and outputs the job and
+    #: outcome records (JSON objects) it produced.
+    history: tuple[tuple[tuple[str, int, int], tuple[dict[str, Any], ...]], ...] = ()
+
+    def outputs_for(self, source: tuple[str, int, int]) -> tuple[dict[str, Any], ...] | None:
+        for trigger, outputs in self.history:
+            if trigger == source:
+                return outputs
+        return None
+
+    @property
+    def decided(self) -> bool:
+        return self.decided_at is not None
+
+    def answer_models(self) -> list[AgentAnswer]:
+        return [AgentAnswer.model_validate(a) for a in self.answers.values()]
+
+    def dumps(self) -> bytes:
+        return orjson.dumps({
+            "first_seen": self.first_seen, "partition": self.partition, "answers": self.answers,
+            "seen_events": list(self.seen_events), "decided_at": self.decided_at,
+            "last_inputs_id": self.last_inputs_id,
+            "history": [[list(t), list(o)] for t, o in self.history],
+        })
+
+    @classmethod
+    def loads(cls, raw: bytes) -> CellState:
+        d = orjson.loads(raw)
+        history = tuple(((t[0], int(t[1]), int(t[2])), tuple(o)) for t, o in d["history"])
+        return cls(first_seen=d["first_seen"], partition=d["partition"], answers=d["answers"],
+                   seen_events=tuple(d["seen_events"]), decided_at=d["decided_at"],
+                   last_inputs_id=d["last_inputs_id"], history=history)
+
+
+def _later(new: AgentAnswer, old: dict[str, Any]) -> bool:
+    """Does ``new`` supersede the stored answer of the same agent?"""
+    old_at = AgentAnswer.model_validate(old).emitted_at
+    if new.emitted_at != old_at:
+        return new.emitted_at > old_at
+    return new.run_id > str(old["run_id"])
+
+
+@dataclass(frozen=True)
+class Applied:
+    """Result of applying one answer: the new state and whether the cell must be decided."""
+
+    state: CellState
+    decide: bool
+    note: str  # "new", "duplicate", "stale", "superseded", "redelivered"
+
+
+def apply_answer(state: CellState | None, answer: AgentAnswer, source: tuple[str, int, int],
+                 now: float, cfg: Settle) -> Applied:
+    if state is None:
+        state = CellState(first_seen=now, partition=source[1])
+    if state.outputs_for(source) is not None:
+        return Applied(state, False, "redelivered")
+    if answer.event_id in state.seen_events:
+        return Applied(state, False, "duplicate")
+    seen = (*state.seen_events, answer.event_id)[-MAX_SEEN_EVENTS:]
+    current = state.answers.get(answer.agent_id)
+    if current is not None and not _later(answer, current):
+        return Applied(replace(state, seen_events=seen), False, "stale")
+    answers = {**state.answers, answer.agent_id: answer.model_dump(mode="json")}
+    new = replace(state, answers=answers, seen_events=seen)
+    complete = all(a in answers for a in cfg.expected_agents)
+    note = "superseded" if current is not None else "new"
+    # A decided cell is re-decided on any change; a pending one once every agent answered.
+    return Applied(new, complete or new.decided, note)
+
+
+def settle_due(state: CellState, now: float, cfg: Settle) -> bool:
+    return not state.decided and now - state.first_seen >= cfg.settle_seconds
+
+
+def purge_due(state: CellState, now: float, cfg: Settle) -> bool:
+    return state.decided_at is not None and now - state.decided_at >= cfg.retention_seconds
+
+
+def record_decision(state: CellState, inputs_id: str, source: tuple[str, int, int],
+                    outputs: tuple[dict[str, Any], ...], now: float) -> CellState:
+    history = (*state.history, (source, outputs))[-MAX_HISTORY:]
+    return replace(state, decided_at=now, last_inputs_id=inputs_id, history=history)

@@ -1,0 +1,27 @@
+"""The root exception of the ``streams`` package and its subclasses."""
+
+from __future__ import annotations
+
+
+class StreamsError(Exception):
+    """Root of every error raised by the ``streams`` package."""
+
+
+class BrokerError(StreamsError):
+    """The embedded broker could not be started, reached or stopped."""
+
+
+class ConfigError(StreamsError):
+    """Settings or files named by settings are unusable."""
+
+
+class BadRecord(StreamsError):
+    """An input record that cannot be processed; it goes to the topic's dead-letter queue.
+
+    ``error_type`` is the value of the ``error.type`` header (a short, stable token).
+    """
+
+    def __init__(self, error_type: str, message: str) -> None:
+        super().__init__(message)
+        self.error_type = error_type
+        self.message = message

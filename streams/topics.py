@@ -1,0 +1,72 @@
+"""Topic administration: make sure judgeflow's topics exist with the right partitions.
+
+Inputs, outputs and their ``.dlq`` siblings are created with ``kafka.partitions``. The
+detector's internal tick topic must be co-partitioned with the answers topic (same count),
+so it is created with whatever count the answers topic actually has.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterable
+
+from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+def all_topics(settings: Settings) -> list[str]:
+    t = settings.topics
+    inputs = [t.agent_answers, t.judge_jobs, t.debrief_requests, t.adjudications]
+    outputs = [t.cell_outcomes, t.judge_results, t.case_evaluations, t.calibration]
+    return inputs + outputs + [t.dlq(name) for name in inputs]
+
+
+async def partition_counts(admin: AIOKafkaAdminClient, topics: Iterable[str]) -> dict[str, int]:
+    wanted = list(topics)
+    described = await admin.describe_topics(wanted)
+    counts: dict[str, int] = {}
+    for item in described:
+        if item.get("error_code", 0) == 0 and item.get("partitions"):
+            counts[item["topic"]] = len(item["partitions"])
+    return counts
+
+
+async def ensure_topics(settings: Settings, extra: Iterable[str] = ()) -> dict[str, int]:
+    """Create missing topics; return the partition count of every judgeflow topic."""
+    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka.bootstrap_servers)
+    await admin.start()
+    try:
+        names = [*all_topics(settings), *extra]
+        existing = set(await admin.list_topics())
+        missing = [n for n in dict.fromkeys(names) if n not in existing]
+        if missing:
+            await _create(admin, missing, settings.kafka.partitions, settings)
+        counts = await partition_counts(admin, names)
+        ticks = settings.topics.detect_ticks
+        answers_parts = counts.get(settings.topics.agent_answers, settings.kafka.partitions)
+        if ticks not in existing:
+            await _create(admin, [ticks], answers_parts, settings)
+        counts.update(await partition_counts(admin, [ticks]))
+        if counts.get(ticks) != answers_parts:
+            raise RuntimeError(
+                f"{ticks} has {counts.get(ticks)} partitions but {settings.topics.agent_answers} "
+                f"has {answers_parts}; they must be co-partitioned (delete {ticks} to recreate)")
+        return counts
+    finally:
+        await admin.close()
+
+
+async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
+                  settings: Settings) -> None:
+    log.info("creating %d topic(s) with %d partitions: %s", len(names), partitions,
+             ", ".join(names))
+    new = [NewTopic(name=n, num_partitions=partitions,
+                    replication_factor=settings.kafka.replication_factor) for n in names]
+    try:
+        await admin.create_topics(new)
+    except Exception as exc:  # a concurrent creator; verified by the describe that follows
+        if "TopicAlreadyExists" not in type(exc).__name__ + str(exc):
+            raise
