@@ -1,0 +1,1 @@
+"""LLM-backed workers: the chart-review judge and the medkit debrief grader."""

@@ -1,0 +1,5 @@
+"""The LLM seam: a small provider protocol. Only ``anthropic*.py`` here imports ``anthropic``."""
+
+from agents.providers.base import LLMRequest, LLMResponse, Provider, SystemBlock, ToolCall, TokenUsage
+
+__all__ = ["LLMRequest", "LLMResponse", "Provider", "SystemBlock", "TokenUsage", "ToolCall"]

@@ -1,0 +1,79 @@
+"""Provider protocol: one request/response shape for every LLM backend.
+
+The request separates the *static prefix* (``system`` blocks: instructions, skill, rubric —
+identical across cells of one criterion, marked ``cache=True`` for prompt caching) from the
+patient- or encounter-specific ``messages`` that come last.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+
+@dataclass(frozen=True)
+class SystemBlock:
+    text: str
+    #: Mark the end of a cacheable prefix (Anthropic ``cache_control: ephemeral``).
+    cache: bool = False
+
+
+@dataclass(frozen=True)
+class LLMRequest:
+    system: tuple[SystemBlock, ...]
+    #: Anthropic-style messages: ``{"role": "user"|"assistant", "content": str | list}``.
+    messages: tuple[dict[str, Any], ...]
+    max_tokens: int = 1024
+    #: Tool definitions (``{"name", "description", "input_schema", "strict"?}``).
+    tools: tuple[dict[str, Any], ...] = ()
+    #: ``"auto"`` (the only choice the newest models accept alongside tools) or ``"none"``.
+    tool_choice: Literal["auto", "none"] = "auto"
+    #: JSON Schema for structured output (``output_config.format``), if used.
+    output_schema: dict[str, Any] | None = None
+    #: Free-form labels for logs/metrics (never PHI): e.g. ``{"worker": "judge"}``.
+    labels: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ToolCall:
+    id: str
+    name: str
+    input: Any
+
+
+@dataclass(frozen=True)
+class TokenUsage:
+    input_tokens: int = 0
+    output_tokens: int = 0
+    cache_read_input_tokens: int = 0
+    cache_creation_input_tokens: int = 0
+
+    def __add__(self, other: TokenUsage) -> TokenUsage:
+        return TokenUsage(
+            self.input_tokens + other.input_tokens,
+            self.output_tokens + other.output_tokens,
+            self.cache_read_input_tokens + other.cache_read_input_tokens,
+            self.cache_creation_input_tokens + other.cache_creation_input_tokens,
+        )
+
+
+@dataclass(frozen=True)
+class LLMResponse:
+    text: str
+    tool_calls: tuple[ToolCall, ...]
+    #: ``end_turn`` | ``tool_use`` | ``max_tokens`` | ``refusal`` | ``stop_sequence`` | ...
+    stop_reason: str
+    usage: TokenUsage
+    model: str
+    latency_ms: int
+    #: Calls made for this response (retries included).
+    attempts: int = 1
+
+
+class Provider(Protocol):
+    """Raises :class:`agents.errors.LLMError` on failure (after bounded retries)."""
+
+    name: str
+    model: str
+
+    async def complete(self, request: LLMRequest) -> LLMResponse: ...
