@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import orjson
 
@@ -14,21 +16,30 @@ JSON_DIR = Path(__file__).resolve().parent / "json"
 PLUGINS = ("schemas.medkit",)
 
 
-def _load_plugins() -> None:
+def _load_plugins() -> dict[str, Callable[[], Any]]:
+    """Import the plugins; return their extra files (a plugin's ``EXTRA_JSON`` mapping of
+    file name -> function returning the JSON value, e.g. a tool's input schema)."""
+    extra: dict[str, Callable[[], Any]] = {}
     for name in PLUGINS:
         try:
-            importlib.import_module(name)
+            module = importlib.import_module(name)
         except ModuleNotFoundError as exc:
             if exc.name != name:
                 raise
+            continue
+        extra.update(getattr(module, "EXTRA_JSON", {}))
+    return extra
 
 
 def render_all() -> dict[str, bytes]:
-    _load_plugins()
+    extra = _load_plugins()
     out: dict[str, bytes] = {}
+    opt = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     for name, model in json_models().items():
         schema = model.model_json_schema(mode="validation")
-        out[f"{name}.json"] = orjson.dumps(schema, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n"
+        out[f"{name}.json"] = orjson.dumps(schema, option=opt) + b"\n"
+    for file_name, render in extra.items():
+        out[file_name] = orjson.dumps(render(), option=opt) + b"\n"
     return out
 
 
