@@ -80,6 +80,12 @@ class LLMSettings(BaseModel):
     default_price: PriceSettings = Field(default_factory=PriceSettings)
     #: Max characters of patient notes placed in one judge prompt.
     context_budget_chars: int = Field(default=24_000, ge=1000)
+    #: Ask for structured output (JSON schema); off = plain text with sentinels (gateways
+    #: or models without structured outputs). Answers are re-validated either way.
+    structured_output: bool = True
+    #: Our retry backoff when the server gives no retry-after: base * 2^(attempt-1), capped.
+    backoff_base_seconds: float = Field(default=1.0, ge=0)
+    backoff_max_seconds: float = Field(default=30.0, ge=0)
 
 
 class Settings(BaseSettings):
