@@ -41,7 +41,8 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     out = {"job": app.topic(t.judge_jobs, **RAW), "outcome": app.topic(t.cell_outcomes, **RAW)}
     out_names = {"job": t.judge_jobs, "outcome": t.cell_outcomes}
     dlq = app.topic(t.dlq(t.agent_answers), **RAW)
-    cells = app.Table("cells", default=None, partitions=partitions, **RAW)
+    cells = app.Table("cells", default=None, partitions=partitions,
+                      schema=faust.Schema(**RAW))
     ticked: dict[bytes, float] = {}
     tick_every = max(0.2, min(settings.settle_seconds / 4, 5.0))
 

@@ -25,6 +25,7 @@ def run_worker(settings: Settings) -> int:
     partitions = counts[settings.topics.agent_answers]
     metrics = Metrics.create()
     metrics.serve(settings.metrics_port)
+    (settings.state_dir / settings.groups.detect).mkdir(parents=True, exist_ok=True)
     app = base_app(settings, settings.groups.detect, partitions)
     register_detect(app, settings, skill, metrics, partitions)
     log.info("detect worker: %d criteria, %d partitions, expected agents %s, settle %.1fs",
