@@ -65,10 +65,12 @@ class CaseSummary(Frozen):
 
 
 class ChecklistHint(Frozen):
-    """For the offline checklist grader: met if a phrase occurs in that encounter section."""
+    """For the offline checklist grader: met if any phrase occurs in that encounter section
+    (no phrases: met if the section is not empty). Section ``diagnosis`` additionally
+    requires the submitted diagnosis to be correct."""
 
     section: Section = "any"
-    any_of: tuple[str, ...] = Field(min_length=1)
+    any_of: tuple[str, ...] = ()
 
 
 class RubricCriterion(Frozen):

@@ -1,0 +1,172 @@
+"""Grading orchestration: one request in, one validated :class:`CaseEvaluation` out.
+
+LLM path: the attending prompt with the strict ``render_case_evaluation`` tool and
+``tool_choice: auto``. A reply without exactly one usable tool call (no call, the retired
+``render_case_grade`` tool, invalid input, wrong case) gets one repair round-trip; if the
+second reply is still unusable the request is dead-lettered (``invalid_output``) - never a
+half-valid evaluation. LLM failures that survive the provider's bounded retries (429/529
+cool-downs included) are dead-lettered as ``llm_failure`` for a later replay.
+Offline path: the deterministic checklist grader. Both paths go through ``validate.check``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from pydantic import ValidationError
+
+from agents.debrief import offline, validate
+from agents.debrief.autorubric import rubric_for
+from agents.debrief.prompt import PROMPT_VERSION, build_request, repair_request
+from agents.errors import InvalidOutput, LLMError
+from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
+from agents.providers.factory import cost_usd, is_offline
+from schemas.chart_review import Usage, ValidationProblem
+from schemas.medkit import (
+    LEGACY_TOOL_NAMES,
+    TOOL_NAME,
+    CaseEvaluation,
+    CaseEvaluationInput,
+    CaseRubric,
+    DebriefRequest,
+)
+from streams.errors import BadRecord
+from streams.metrics import Metrics
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+
+OFFLINE_PROMPT_VERSION = f"debrief-offline-{offline.MODEL}"
+
+
+def evaluation_id(request_id: str, prompt_version: str) -> str:
+    """Deterministic: a redelivered or replayed request gets the same id."""
+    return hashlib.sha256(f"{request_id}|{prompt_version}".encode()).hexdigest()[:32]
+
+
+def validation_summary(exc: ValidationError, limit: int = 6) -> str:
+    """Field paths and messages only (never the offending values: they may quote PHI)."""
+    parts = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
+             for e in exc.errors(include_input=False, include_url=False)[:limit]]
+    more = len(exc.errors()) - limit
+    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+
+
+@dataclass
+class _Attempt:
+    checked: validate.Checked | None
+    reason: str | None
+
+
+class DebriefGrader:
+    def __init__(self, settings: Settings, provider: Provider,
+                 metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.provider = provider
+        self.metrics = metrics
+        self.offline = is_offline(provider)
+        self.prompt_version = OFFLINE_PROMPT_VERSION if self.offline else PROMPT_VERSION
+
+    def evaluation_id(self, request_id: str) -> str:
+        return evaluation_id(request_id, self.prompt_version)
+
+    async def evaluate(self, request: DebriefRequest) -> CaseEvaluation:
+        """The validated evaluation; raises :class:`BadRecord` when there can be none."""
+        started = time.monotonic()
+        rubric, source = rubric_for(request)
+        problems: list[ValidationProblem] = []
+        usage, calls, model = TokenUsage(), 0, offline.MODEL
+        if self.offline:
+            checked = validate.check(request, rubric, source, offline.grade(request, rubric))
+        else:
+            checked, usage, calls, model = await self._ask(request, rubric, source, problems)
+        ev = CaseEvaluation.model_validate({
+            **checked.payload.model_dump(mode="json"),
+            "evaluation_id": self.evaluation_id(request.request_id),
+            "request_id": request.request_id, "prompt_version": self.prompt_version,
+            "provider": self.provider.name, "model": model,
+            "usage": Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
+                           cache_read_input_tokens=usage.cache_read_input_tokens,
+                           cache_creation_input_tokens=usage.cache_creation_input_tokens,
+                           cost_usd=0.0 if self.offline else cost_usd(
+                               usage, model, self.settings.llm),
+                           llm_calls=calls).model_dump(),
+            "rubric_source": source,
+            "dropped_criteria": [d.model_dump() for d in checked.dropped],
+            "corrections": [c.model_dump() for c in checked.corrections],
+            "rubric_unknown_refs": checked.rubric_unknown_refs,
+            "unverified_quotes": [q.model_dump() for q in checked.unverified_quotes],
+            "safety_findings": [b.model_dump() for b in checked.safety_findings],
+            "validation": [p.model_dump() for p in [*problems, *checked.problems]],
+            "latency_ms": int((time.monotonic() - started) * 1000),
+            "evaluated_at": datetime.now(UTC),
+        })
+        if self.metrics is not None:
+            status = "safety_breach" if ev.safety_breach else "ok"
+            self.metrics.results.labels("debrief", source, status).inc()
+        return ev
+
+    async def _ask(self, request: DebriefRequest, rubric: CaseRubric, source: str,
+                   problems: list[ValidationProblem]
+                   ) -> tuple[validate.Checked, TokenUsage, int, str]:
+        first = build_request(request, rubric, source, self.settings.llm.max_tokens)
+        response = await self._call(first)
+        usage, calls = response.usage, response.attempts
+        attempt = self._interpret(response, request, rubric, source)
+        if attempt.reason is not None:
+            problems.append(ValidationProblem(type="repair_round_trip", action="repaired",
+                                              message=attempt.reason))
+            retry = await self._call(repair_request(first, response, attempt.reason))
+            usage, calls = usage + retry.usage, calls + retry.attempts
+            response, attempt = retry, self._interpret(retry, request, rubric, source)
+        if attempt.checked is None:
+            raise BadRecord("invalid_output", f"after one repair round-trip: {attempt.reason}")
+        return attempt.checked, usage, calls, response.model
+
+    async def _call(self, request: LLMRequest) -> LLMResponse:
+        name = self.provider.name
+        try:
+            response = await self.provider.complete(request)
+        except LLMError as exc:
+            if self.metrics is not None:
+                self.metrics.llm_calls.labels("debrief", name, exc.kind).inc()
+            raise BadRecord("llm_failure", f"{exc.kind}: {exc.message}") from exc
+        if self.metrics is not None:
+            m, u = self.metrics, response.usage
+            m.llm_calls.labels("debrief", name, "ok").inc()
+            for kind, n in (("input", u.input_tokens), ("output", u.output_tokens),
+                            ("cache_read", u.cache_read_input_tokens),
+                            ("cache_write", u.cache_creation_input_tokens)):
+                m.llm_tokens.labels("debrief", name, kind).inc(n)
+            m.llm_cost.labels("debrief", name).inc(cost_usd(u, response.model,
+                                                            self.settings.llm))
+            m.llm_latency.labels("debrief", name).observe(response.latency_ms / 1000)
+        if response.stop_reason == "refusal":
+            raise BadRecord("llm_failure", "the model refused to evaluate this encounter")
+        return response
+
+    def _interpret(self, response: LLMResponse, request: DebriefRequest, rubric: CaseRubric,
+                   source: str) -> _Attempt:
+        names = [c.name for c in response.tool_calls]
+        legacy = [n for n in names if n in LEGACY_TOOL_NAMES]
+        ours = [c for c in response.tool_calls if c.name == TOOL_NAME]
+        if legacy:
+            log.warning("debrief: model used the retired %s tool; rejected", legacy[0])
+            return _Attempt(None, f"{legacy[0]} is retired and was rejected; only {TOOL_NAME} "
+                                  "is accepted")
+        if not ours:
+            why = "stopped at max_tokens" if response.stop_reason == "max_tokens" else ""
+            return _Attempt(None, f"no {TOOL_NAME} tool call {why}".strip())
+        if len(ours) > 1 or len(names) > 1:
+            return _Attempt(None, f"expected exactly one tool call, got {', '.join(names)}")
+        try:
+            payload = CaseEvaluationInput.model_validate(ours[0].input)
+            return _Attempt(validate.check(request, rubric, source, payload), None)
+        except ValidationError as exc:
+            return _Attempt(None, f"{TOOL_NAME} input is invalid: {validation_summary(exc)}")
+        except InvalidOutput as exc:
+            return _Attempt(None, str(exc))

@@ -1,0 +1,59 @@
+"""The record handler of the debrief worker: bytes in, evaluation record (or DLQ) out."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from agents.debrief.grader import DebriefGrader, validation_summary
+from schemas.medkit import DebriefRequest
+from streams.errors import BadRecord
+from streams.runner import Output
+
+log = logging.getLogger(__name__)
+
+
+def parse_request(value: bytes | None) -> DebriefRequest:
+    """The request in a record value; :class:`BadRecord` (-> DLQ) when unusable."""
+    try:
+        data = orjson.loads(value or b"")
+    except orjson.JSONDecodeError as exc:
+        raise BadRecord("invalid_json", f"value is not JSON: {exc.msg}") from exc
+    try:
+        return DebriefRequest.model_validate(data)
+    except ValidationError as exc:
+        raise BadRecord("schema_error", validation_summary(exc)) from exc
+
+
+class DebriefHandler:
+    """Grades each request once per prompt version: ids already on the output topic (read
+    at start) and ids published by this process are skipped; concurrent duplicates wait."""
+
+    def __init__(self, grader: DebriefGrader, output_topic: str, seen: set[str]) -> None:
+        self.grader = grader
+        self.output_topic = output_topic
+        self.seen = seen
+        self._locks: dict[str, asyncio.Lock] = {}
+
+    async def __call__(self, record: Any) -> list[Output]:
+        request = parse_request(record.value)
+        eid = self.grader.evaluation_id(request.request_id)
+        lock = self._locks.setdefault(eid, asyncio.Lock())
+        try:
+            async with lock:
+                if eid in self.seen:
+                    log.info("debrief: evaluation %s already published; skipped", eid[:12])
+                    return []
+                evaluation = await self.grader.evaluate(request)
+                self.seen.add(eid)
+        finally:
+            if not lock.locked():
+                self._locks.pop(eid, None)
+        value = orjson.dumps(evaluation.model_dump(mode="json"))
+        return [Output(self.output_topic, request.request_id.encode(), value,
+                       (("evaluation_id", eid.encode()),
+                        ("prompt_version", evaluation.prompt_version.encode())))]

@@ -1,0 +1,112 @@
+"""The attending's debrief prompt, the tool, and the repair message.
+
+The rules follow the medkit attending's debrief mode (in our own words). ``PROMPT_VERSION``
+changes whenever the system text or the tool schema changes, so evaluations of different
+prompts never share an id.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+import orjson
+
+from agents.providers.base import LLMRequest, LLMResponse, SystemBlock
+from schemas.medkit import TOOL_NAME, CaseRubric, DebriefRequest, render_case_evaluation_tool
+
+HEADER = "[debrief request]"
+#: An evaluation is long; never ask for less than this even if llm.max_tokens is small.
+MIN_MAX_TOKENS = 4096
+
+SYSTEM = f"""\
+You are the attending physician running the debrief of a simulated clinical encounter. A
+trainee has just finished the case; you grade their performance against the case rubric.
+This is medical education only: you comment on what the trainee did in the simulation and
+you never give advice about the care of a real patient.
+
+The user message starts with {HEADER} followed by one JSON object: case_id, case_summary
+(chief complaint, correct diagnosis, severity, contraindications, red flags), rubric (the
+criteria per domain: data_gathering, clinical_management, interpersonal, optional
+safety_netting; each with id, text, weight and perhaps guideline_ref), rubric_source,
+registry_slice (the guideline recommendations you may cite, each with a recId) and
+encounter_log (history questions and answers, tests with order times, treatments,
+prescriptions, escalations, safety-netting advice, submitted diagnosis and whether it was
+correct).
+
+How to grade:
+1. Only cite what you were given. The registry slice is the complete list of citable
+   recommendations. Every clinical_management criterion needs a guideline_ref that is one of
+   its recIds; when none of them applies, leave that criterion out rather than cite
+   something else. Never make up a recId. For other domains use null unless a listed recId
+   applies. When rubric_source is "auto" the rubric is generic and cites nothing: use null.
+2. Be specific. Each criterion's evidence states what this trainee did or failed to do in
+   this encounter, not a generic remark. Put supporting excerpts in quotes, copied verbatim
+   from the encounter log (a question, an answer, a test, a treatment, a prescription); if
+   nothing in the log supports a point, leave quotes empty instead of paraphrasing.
+3. Score every rubric criterion from 0 to 1 and use its rubric id as criterion_id. A domain
+   score is the weighted mean of its criteria, the global score the weighted mean of all.
+   Verdicts follow the bands: 0.85 or more excellent, 0.70 good, 0.55 satisfactory, 0.40
+   borderline, below that clear-fail.
+4. Safety comes first. If a contraindicated drug was given, a red-flag finding was not
+   escalated, or a high-risk diagnosis ended without safety-netting advice, fill
+   safety_breach and begin the narrative with "Safety breach:" and what happened, whatever
+   the score. Otherwise safety_breach is null.
+5. Give one to three highlights and one to three improvements, each tied to the encounter,
+   and a narrative of three to six sentences addressed to the trainee.
+
+Answer by calling the {TOOL_NAME} tool exactly once with the complete evaluation. Do not
+answer in prose and do not use any other tool.
+"""
+
+TOOL: dict[str, Any] = render_case_evaluation_tool()
+PROMPT_VERSION = "debrief-v1+" + hashlib.sha256(
+    SYSTEM.encode() + orjson.dumps(TOOL, option=orjson.OPT_SORT_KEYS)).hexdigest()[:8]
+
+
+def user_message(request: DebriefRequest, rubric: CaseRubric, rubric_source: str) -> str:
+    body = request.model_dump(mode="json", exclude={"schema_version", "trainee_id"})
+    body["rubric"] = rubric.model_dump(mode="json")
+    body["rubric_source"] = rubric_source
+    return f"{HEADER}\n{orjson.dumps(body).decode()}"
+
+
+def parse_user_message(text: str) -> dict[str, Any]:
+    """The JSON object of a debrief user message (fakes and tools use this)."""
+    _, _, payload = text.partition("\n")
+    data: dict[str, Any] = orjson.loads(payload)
+    return data
+
+
+def build_request(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,
+                  max_tokens: int) -> LLMRequest:
+    return LLMRequest(
+        system=(SystemBlock(SYSTEM, cache=True),),
+        messages=({"role": "user", "content": user_message(request, rubric, rubric_source)},),
+        max_tokens=max(max_tokens, MIN_MAX_TOKENS), tools=(TOOL,), tool_choice="auto",
+        labels={"worker": "debrief"})
+
+
+def assistant_turn(response: LLMResponse) -> dict[str, Any]:
+    """The model's reply replayed as the assistant turn of a conversation."""
+    content: list[dict[str, Any]] = []
+    if response.text.strip():
+        content.append({"type": "text", "text": response.text})
+    content.extend({"type": "tool_use", "id": c.id, "name": c.name, "input": c.input}
+                   for c in response.tool_calls)
+    return {"role": "assistant", "content": content or [{"type": "text", "text": "(empty)"}]}
+
+
+def repair_request(first: LLMRequest, response: LLMResponse, reason: str) -> LLMRequest:
+    """One more turn: tell the model what was wrong and ask for the tool call again."""
+    note = (f"Your reply cannot be used: {reason}. Call {TOOL_NAME} now, exactly once, with "
+            "the complete evaluation of this encounter.")
+    content: list[dict[str, Any]] = [
+        {"type": "tool_result", "tool_use_id": c.id, "is_error": True,
+         "content": "rejected: " + (reason if c.name == TOOL_NAME else
+                                    f"{c.name} is not an available tool")}
+        for c in response.tool_calls]
+    content.append({"type": "text", "text": note})
+    messages = (*first.messages, assistant_turn(response), {"role": "user", "content": content})
+    return LLMRequest(system=first.system, messages=messages, max_tokens=first.max_tokens,
+                      tools=first.tools, tool_choice="auto", labels=first.labels)

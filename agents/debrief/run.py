@@ -1,0 +1,55 @@
+"""Run the debrief worker process (``judgeflow worker debrief``): its own consumer group,
+scaled independently of the chart-review workers."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+
+from agents.debrief.grader import DebriefGrader
+from agents.debrief.handler import DebriefHandler
+from agents.debrief.seen import ids_on_topic
+from agents.providers.factory import make_provider
+from streams.metrics import Metrics
+from streams.quirks import install_idle_fetch_backoff
+from streams.runner import ConcurrentWorker
+from streams.settings import Settings
+from streams.topics import ensure_topics
+
+log = logging.getLogger(__name__)
+
+
+async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
+    metrics = metrics or Metrics.create()
+    await ensure_topics(settings)
+    provider = make_provider(settings)
+    grader = DebriefGrader(settings, provider, metrics)
+    topics = settings.topics
+    seen = await ids_on_topic(settings.kafka.bootstrap_servers, topics.case_evaluations,
+                              "evaluation_id")
+    handler = DebriefHandler(grader, topics.case_evaluations, seen)
+    worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
+                              group_id=settings.groups.debrief, handler=handler,
+                              concurrency=settings.llm.concurrency, metrics=metrics)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, worker.stop)
+    log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
+             provider.name, grader.prompt_version, len(seen))
+    try:
+        await worker.run()
+    finally:
+        close = getattr(provider, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def run_worker(settings: Settings) -> int:
+    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
+    metrics = Metrics.create()
+    metrics.serve(settings.metrics_port)
+    asyncio.run(serve(settings, metrics))
+    return 0
