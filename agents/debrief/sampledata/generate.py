@@ -119,7 +119,8 @@ CP_MISSING_REC = copy.deepcopy(CHEST_PAIN)
 CP_MISSING_REC["rubric"]["clinical_management"].append(
     crit("cp-cm-statin", "Starts high-intensity statin", "any", "atorvastatin",
          ref="ESC-STEMI-STATIN"))
-EMPTY_RUBRIC: dict[str, list[Any]] = {"data_gathering": [], "clinical_management": [], "interpersonal": []}
+EMPTY_RUBRIC: dict[str, list[Any]] = {
+    "data_gathering": [], "clinical_management": [], "interpersonal": []}
 
 
 def build() -> list[dict[str, Any]]:

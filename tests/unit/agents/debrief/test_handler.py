@@ -1,0 +1,74 @@
+"""The record handler: bad bytes -> typed BadRecord; one evaluation per request id."""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import orjson
+import pytest
+
+from agents.debrief.grader import DebriefGrader
+from agents.debrief.handler import DebriefHandler
+from agents.providers.factory import OfflineProvider
+from streams.errors import BadRecord
+from streams.settings import Settings
+from tests.unit.agents.debrief.support import ScriptedProvider, good_payload, sample, tool_reply
+
+
+@dataclass
+class Rec:
+    value: bytes | None
+
+
+def _handler(seen: set[str] | None = None) -> DebriefHandler:
+    return DebriefHandler(DebriefGrader(Settings(), OfflineProvider()), "out", seen or set())
+
+
+@pytest.mark.parametrize(("value", "error_type"), [
+    (b"{not json", "invalid_json"),
+    (None, "invalid_json"),
+    (b'{"request_id": "r1"}', "schema_error"),
+    (b'{"request_id": "../etc", "case_id": "c"}', "schema_error"),
+])
+async def test_unusable_records_raise_typed_bad_records(value: bytes | None,
+                                                        error_type: str) -> None:
+    with pytest.raises(BadRecord) as err:
+        await _handler()(Rec(value))
+    assert err.value.error_type == error_type
+
+
+async def test_schema_error_message_names_fields_not_values() -> None:
+    data = sample("req-cp-001").model_dump(mode="json")
+    data["case_summary"]["severity"] = "PATIENT-SECRET"
+    with pytest.raises(BadRecord) as err:
+        await _handler()(Rec(orjson.dumps(data)))
+    assert "case_summary.severity" in err.value.message
+    assert "PATIENT-SECRET" not in err.value.message
+
+
+async def test_a_request_becomes_one_keyed_record_and_is_not_graded_twice() -> None:
+    handler = _handler()
+    value = orjson.dumps(sample("req-cp-001").model_dump(mode="json"))
+    [out] = await handler(Rec(value))
+    assert out.topic == "out" and out.key == b"req-cp-001"
+    ev = orjson.loads(out.value)
+    assert dict(out.headers)["evaluation_id"] == ev["evaluation_id"].encode()
+    assert await handler(Rec(value)) == []
+
+
+async def test_an_evaluation_already_on_the_output_topic_is_skipped() -> None:
+    grader = DebriefGrader(Settings(), OfflineProvider())
+    seen = {grader.evaluation_id("req-cp-001")}
+    value = orjson.dumps(sample("req-cp-001").model_dump(mode="json"))
+    assert await DebriefHandler(grader, "out", seen)(Rec(value)) == []
+
+
+async def test_concurrent_duplicates_call_the_model_once() -> None:
+    req = sample("req-sep-001")
+    provider = ScriptedProvider(tool_reply(good_payload(req)))
+    handler = DebriefHandler(DebriefGrader(Settings(), provider), "out", set())
+    value = orjson.dumps(req.model_dump(mode="json"))
+    results = await asyncio.gather(handler(Rec(value)), handler(Rec(value)))
+    assert sorted(len(r) for r in results) == [0, 1]
+    assert len(provider.requests) == 1
