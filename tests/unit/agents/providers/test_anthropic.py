@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
 from agents.errors import LLMError
@@ -27,12 +25,6 @@ def llm(**over: object) -> LLMSettings:
                                "backoff_base_seconds": 0.01, "requests_per_minute": 6000}
     return LLMSettings(**{**base, **over})
 
-
-@pytest.fixture()
-def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
-    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    with FakeAnthropic() as f:
-        yield f
 
 
 def provider(fake: FakeAnthropic, **over: object) -> AnthropicProvider:

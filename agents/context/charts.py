@@ -1,0 +1,59 @@
+"""The chart store: ``<charts dir>/<patient_id>/<note_id>.txt``, read-only.
+
+Ids come from events, so every path is built with :func:`schemas.skill.safe_child`; a
+patient or note id that could escape the charts folder is refused (treated as absent).
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from schemas.base import check_safe_id
+from schemas.skill import SkillError, safe_child
+
+log = logging.getLogger(__name__)
+
+
+class ChartStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root.resolve()
+
+    def _patient_dir(self, patient_id: str) -> Path | None:
+        try:
+            path = safe_child(self.root, patient_id)
+        except (SkillError, ValueError):
+            log.warning("refused an unsafe patient id")
+            return None
+        return path if path.is_dir() else None
+
+    def note_ids(self, patient_id: str) -> list[str]:
+        folder = self._patient_dir(patient_id)
+        if folder is None:
+            return []
+        ids = []
+        for path in sorted(folder.glob("*.txt")):
+            try:
+                ids.append(check_safe_id(path.stem))
+            except ValueError:
+                continue  # a file whose name is not a valid note id is not a note
+        return ids
+
+    def note(self, patient_id: str, note_id: str) -> str | None:
+        folder = self._patient_dir(patient_id)
+        if folder is None:
+            return None
+        try:
+            path = safe_child(folder, note_id, suffix=".txt")
+        except (SkillError, ValueError):
+            return None
+        return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
+
+    def notes(self, patient_id: str) -> dict[str, str]:
+        """Every note of a patient by note id (empty when the patient has no folder)."""
+        out = {}
+        for note_id in self.note_ids(patient_id):
+            text = self.note(patient_id, note_id)
+            if text is not None:
+                out[note_id] = text
+        return out

@@ -1,0 +1,1 @@
+"""The chart-review judge: one advisory JudgeResult for every JudgeJob."""

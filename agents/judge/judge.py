@@ -1,0 +1,207 @@
+"""Judge one job: JudgeJob -> JudgeResult. Every path ends in a result, never an exception.
+
+* ``type_drift`` -> decided in code from the answer schema (no LLM call).
+* unknown criterion, no answers, no notes for the patient -> ``fallback`` without a call.
+* offline provider -> the deterministic heuristic, validated like a model answer.
+* LLM: one request; ``refusal`` -> fallback; ``max_tokens`` -> asked once more with twice the
+  token budget; an answer that fails validation (unparsable, missing/unknown keys, answer
+  outside the schema ...) -> one repair round-trip that shows the model its answer and the
+  problems, then fallback. An :class:`LLMError` (after the provider's bounded retries) ->
+  fallback. Non-fatal problems (unknown note ids, unverified quotes ...) are repaired or
+  flagged in place and listed in ``validation``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import logging
+import time
+from datetime import UTC, datetime
+from typing import Literal
+
+from agents.context.assemble import gather
+from agents.context.charts import ChartStore
+from agents.errors import LLMError
+from agents.judge.offline import VERSION as OFFLINE_VERSION
+from agents.judge.offline import offline_payload
+from agents.judge.parse import parse_response
+from agents.judge.prompt import build_request, repair_request
+from agents.judge.typedrift import type_drift_analysis
+from agents.judge.validate import Check, problem, validate_analysis
+from agents.judge.versioning import prompt_version, result_id
+from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
+from agents.providers.factory import cost_usd, is_offline
+from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, Usage, ValidationProblem
+from schemas.skill import Criterion, Skill
+from streams.metrics import Metrics
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+WORKER = "judge"
+
+
+def fallback_analysis(reason: str) -> JudgeAnalysis:
+    return JudgeAnalysis(suggested_answer=None,
+                         reasoning=f"judge could not analyze this cell: {reason}",
+                         evidence_pointers=(), agent_correctness="n_a",
+                         classification_hint="n_a", judge_confidence="low")
+
+
+@dataclasses.dataclass
+class _Run:
+    provider: str
+    model: str
+    usage: TokenUsage = dataclasses.field(default_factory=TokenUsage)
+    calls: int = 0
+    problems: list[ValidationProblem] = dataclasses.field(default_factory=list)
+    reason: str = ""
+
+    def fail(self, kind: str, reason: str) -> None:
+        self.problems.append(problem(kind, reason, "fallback"))
+        self.reason = reason
+
+
+class Judge:
+    def __init__(self, settings: Settings, skill: Skill, store: ChartStore, provider: Provider,
+                 metrics: Metrics | None = None) -> None:
+        self.settings = settings
+        self.skill = skill
+        self.store = store
+        self.provider = provider
+        self.metrics = metrics or Metrics.create()
+        self.offline = is_offline(provider)
+        self.structured = settings.llm.structured_output
+        self.prompt_version = prompt_version(settings, skill, provider.name, provider.model)
+
+    def result_id(self, job: JudgeJob) -> str:
+        return result_id(job.job_id, self.prompt_version)
+
+    async def judge(self, job: JudgeJob) -> JudgeResult:
+        started = time.monotonic()
+        run = _Run(self.provider.name, OFFLINE_VERSION if self.offline else self.provider.model)
+        try:
+            analysis = await self._analyse(job, run)
+        except LLMError as exc:
+            analysis = None
+            run.fail("llm_error", f"the model call failed ({exc.kind})")
+        status: Literal["ok", "fallback"] = "ok" if analysis is not None else "fallback"
+        cost = cost_usd(run.usage, run.model, self.settings.llm)
+        u = run.usage
+        result = JudgeResult(
+            result_id=self.result_id(job), job_id=job.job_id, task_id=job.task_id,
+            patient_id=job.patient_id, field_id=job.field_id, kind=job.kind, status=status,
+            analysis=analysis or fallback_analysis(run.reason or "no usable answer"),
+            validation=tuple(run.problems), prompt_version=self.prompt_version,
+            provider=run.provider, model=run.model,
+            usage=Usage(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
+                        cache_read_input_tokens=u.cache_read_input_tokens,
+                        cache_creation_input_tokens=u.cache_creation_input_tokens,
+                        cost_usd=cost, llm_calls=run.calls),
+            latency_ms=int((time.monotonic() - started) * 1000), judged_at=datetime.now(UTC))
+        self.metrics.results.labels(WORKER, job.kind, status).inc()
+        if cost:
+            self.metrics.llm_cost.labels(WORKER, run.provider).inc(cost)
+        log.info("judged %s kind=%s status=%s problems=%s calls=%d", result.result_id[:12],
+                 job.kind, status, ",".join(p.type for p in run.problems) or "-", run.calls)
+        return result
+
+    async def _analyse(self, job: JudgeJob, run: _Run) -> JudgeAnalysis | None:
+        criterion = self.skill.criterion(job.field_id)
+        if criterion is None:
+            run.fail("unknown_criterion", f"no criterion file for {job.field_id}")
+            return None
+        if job.kind == "type_drift":
+            run.provider, run.model = "code", "answer-schema"
+            return type_drift_analysis(job, criterion)
+        if not job.answers:
+            run.fail("no_answers", "the job carries no agent answers")
+            return None
+        notes = self.store.notes(job.patient_id)
+        if not notes:
+            run.fail("notes_missing", "no notes found for this patient")
+            return None
+        if self.offline:
+            payload = offline_payload(job, criterion, notes)
+            return self._accept(self._validate(payload, criterion, notes, job), run)
+        budget = self.settings.llm.context_budget_chars
+        context = gather(job.answers, criterion.keywords, notes, budget)
+        request = build_request(self.skill, criterion, job, context, structured=self.structured,
+                                max_tokens=self.settings.llm.max_tokens)
+        return await self._ask(request, criterion, notes, job, run)
+
+    def _validate(self, payload: object, criterion: Criterion, notes: dict[str, str],
+                  job: JudgeJob) -> Check:
+        return validate_analysis(payload, criterion=criterion, notes=notes,
+                                 n_agents=len(job.answers),
+                                 extra_sources=(criterion.prompt, criterion.body))
+
+    def _accept(self, check: Check, run: _Run) -> JudgeAnalysis | None:
+        run.problems += check.problems
+        if check.analysis is None:
+            run.reason = "the answer failed validation (" + ", ".join(
+                sorted({p.type for p in check.problems if p.action == "fallback"})) + ")"
+        return check.analysis
+
+    async def _ask(self, request: LLMRequest, criterion: Criterion, notes: dict[str, str],
+                   job: JudgeJob, run: _Run) -> JudgeAnalysis | None:
+        resp = await self._call(request, run)
+        repaired = False
+        if resp.stop_reason == "max_tokens":
+            run.problems.append(problem("max_tokens", "answer cut off at max_tokens; asked "
+                                        "again with twice the budget", "repaired"))
+            repaired = True
+            resp = await self._call(dataclasses.replace(
+                request, max_tokens=2 * request.max_tokens), run)
+        if resp.stop_reason in ("refusal", "max_tokens"):
+            what = "declined to answer" if resp.stop_reason == "refusal" else "ran out of tokens"
+            run.fail(resp.stop_reason, f"the model {what} (stop_reason {resp.stop_reason})")
+            return None
+        check = self._check(resp, criterion, notes, job)
+        if check.analysis is not None or repaired:
+            return self._accept(check, run)
+        # one repair round-trip, showing the model its answer and what was wrong
+        messages = [p.message for p in check.problems if p.action == "fallback"]
+        answer = resp.text or (json.dumps(resp.tool_calls[0].input) if resp.tool_calls else "")
+        try:
+            resp2 = await self._call(repair_request(request, answer, messages), run)
+        except LLMError:
+            run.problems += check.problems
+            raise
+        second = self._check(resp2, criterion, notes, job) if resp2.stop_reason not in (
+            "refusal", "max_tokens") else Check(None, (problem(
+                resp2.stop_reason, f"repair answer ended with {resp2.stop_reason}", "fallback"),))
+        if second.analysis is not None:
+            run.problems += [p.model_copy(update={"action": "repaired"})
+                             if p.action == "fallback" else p for p in check.problems]
+            return self._accept(second, run)
+        run.problems += check.problems
+        return self._accept(second, run)
+
+    def _check(self, resp: LLMResponse, criterion: Criterion, notes: dict[str, str],
+               job: JudgeJob) -> Check:
+        parsed = parse_response(resp, structured=self.structured)
+        if parsed.payload is None:
+            return Check(None, parsed.problems)
+        check = self._validate(parsed.payload, criterion, notes, job)
+        return Check(check.analysis, (*parsed.problems, *check.problems))
+
+    async def _call(self, request: LLMRequest, run: _Run) -> LLMResponse:
+        m, name = self.metrics, self.provider.name
+        try:
+            resp = await self.provider.complete(request)
+        except LLMError as exc:
+            run.calls += 1
+            m.llm_calls.labels(WORKER, name, exc.kind).inc()
+            raise
+        run.calls += resp.attempts
+        run.usage += resp.usage
+        run.model = resp.model or run.model
+        m.llm_calls.labels(WORKER, name, "ok").inc()
+        m.llm_latency.labels(WORKER, name).observe(resp.latency_ms / 1000)
+        for kind, n in (("input", resp.usage.input_tokens), ("output", resp.usage.output_tokens),
+                        ("cache_read", resp.usage.cache_read_input_tokens),
+                        ("cache_write", resp.usage.cache_creation_input_tokens)):
+            if n:
+                m.llm_tokens.labels(WORKER, name, kind).inc(n)
+        return resp

@@ -1,0 +1,94 @@
+"""Which results already exist, so a redelivered job is not paid for twice.
+
+Kafka is the only durable state, so the ledger is rebuilt from the results topic itself:
+on start the worker reads ``chart-review.judge-results.v1`` from the beginning to its end
+offsets (before consuming any job) and remembers every ``result_id``. While it runs it adds
+the ids it produces. ``result_id = sha256(job_id | prompt_version)``, so a job redelivered
+after a crash (its result was published but its offset not yet committed) or replayed under
+the same prompt version is recognised and skipped; a new prompt version is judged again.
+Two deliveries of one job in flight at once are collapsed too: the second waits for the
+first and then emits nothing.
+
+Limits: the start-up scan is linear in the size of the results topic (ids only, 32 bytes
+each, are kept); a result published by *another* replica after this replica's scan is not
+seen (possible only around a rebalance), and consumers de-duplicate by ``result_id`` anyway.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+import orjson
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+log = logging.getLogger(__name__)
+
+
+class ResultLedger:
+    def __init__(self) -> None:
+        self.ids: set[str] = set()
+        self._in_flight: dict[str, asyncio.Event] = {}
+
+    def __contains__(self, rid: str) -> bool:
+        return rid in self.ids
+
+    def add(self, rid: str) -> None:
+        self.ids.add(rid)
+
+    @contextlib.asynccontextmanager
+    async def claim(self, rid: str) -> AsyncIterator[bool]:
+        """Yields True when the caller should produce ``rid`` (it then counts as produced
+        when the block exits without error), False when it exists or was just produced."""
+        while (pending := self._in_flight.get(rid)) is not None:
+            await pending.wait()
+        if rid in self.ids:
+            yield False
+            return
+        done = self._in_flight[rid] = asyncio.Event()
+        try:
+            yield True
+            self.ids.add(rid)
+        finally:
+            del self._in_flight[rid]
+            done.set()
+
+    async def load(self, bootstrap: str, topic: str, timeout: float = 120.0) -> int:
+        """Read every ``result_id`` on ``topic``; returns how many records were read."""
+        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+        await consumer.start()
+        read = 0
+        try:
+            parts = consumer.partitions_for_topic(topic)
+            if not parts:
+                await consumer._client.force_metadata_update()
+                parts = consumer.partitions_for_topic(topic) or set()
+            tps = [TopicPartition(topic, p) for p in sorted(parts)]
+            if not tps:
+                return 0
+            consumer.assign(tps)
+            await consumer.seek_to_beginning(*tps)
+            ends = await consumer.end_offsets(tps)
+            todo = {tp for tp in tps if ends[tp] > 0}
+            async with asyncio.timeout(timeout):
+                while todo:
+                    batch = await consumer.getmany(*todo, timeout_ms=500)
+                    for recs in batch.values():
+                        for rec in recs:
+                            read += 1
+                            self._remember(rec.value)
+                    todo = {tp for tp in todo if await consumer.position(tp) < ends[tp]}
+        finally:
+            await consumer.stop()
+        log.info("result ledger: %d existing result(s) on %s", len(self.ids), topic)
+        return read
+
+    def _remember(self, value: bytes | None) -> None:
+        try:
+            rid = orjson.loads(value or b"null").get("result_id")
+        except (orjson.JSONDecodeError, AttributeError):
+            return
+        if isinstance(rid, str):
+            self.ids.add(rid)

@@ -1,0 +1,106 @@
+"""``judgeflow worker judge``: every job on the jobs topic -> exactly one JudgeResult.
+
+Start-up: install the embedded-broker fetch backoff, make sure the topics exist, load the
+phenotype skill (fail fast if broken), rebuild the result ledger from the results topic
+(see :mod:`agents.judge.ledger`), then consume jobs with :class:`ConcurrentWorker`
+(``llm.concurrency`` jobs at once; offsets committed only after results are acknowledged).
+A record that is not a valid JudgeJob goes to the jobs DLQ; everything else yields a result.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Sequence
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from agents.context.charts import ChartStore
+from agents.judge.judge import Judge
+from agents.judge.ledger import ResultLedger
+from agents.providers.base import Provider
+from agents.providers.factory import make_provider
+from schemas.chart_review import JudgeJob, JudgeResult
+from schemas.skill import load_skill
+from streams.errors import BadRecord
+from streams.metrics import Metrics
+from streams.quirks import install_idle_fetch_backoff
+from streams.runner import ConcurrentWorker, Output
+from streams.settings import Settings
+from streams.topics import ensure_topics
+
+log = logging.getLogger(__name__)
+
+
+def decode_job(value: bytes | None) -> JudgeJob:
+    try:
+        return JudgeJob.model_validate_json(value or b"")
+    except ValidationError as exc:
+        raise BadRecord("invalid_judge_job", f"{exc.error_count()} validation error(s): "
+                        + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['type']}"
+                                    for e in exc.errors()[:5])) from None
+
+
+def encode_result(result: JudgeResult) -> bytes:
+    return orjson.dumps(result.model_dump(mode="json"))
+
+
+def make_handler(judge: Judge, ledger: ResultLedger, results_topic: str) -> Any:
+    async def handle(rec: Any) -> Sequence[Output]:
+        job = decode_job(rec.value)
+        async with ledger.claim(judge.result_id(job)) as fresh:
+            if not fresh:
+                log.info("job %s already judged under %s; skipped", job.job_id[:12],
+                         judge.prompt_version)
+                return []
+            result = await judge.judge(job)
+            return [Output(results_topic, job.key.encode(), encode_result(result))]
+    return handle
+
+
+async def serve(settings: Settings, provider: Provider | None = None,
+                stop: asyncio.Event | None = None, metrics: Metrics | None = None) -> None:
+    """Run the judge worker until ``stop`` is set (or SIGTERM/SIGINT)."""
+    skill = load_skill(settings.skill_dir)
+    await ensure_topics(settings)
+    metrics = metrics or Metrics.create()
+    provider = provider or make_provider(settings)
+    judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics)
+    ledger = ResultLedger()
+    await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)
+    worker = ConcurrentWorker(
+        settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,
+        handler=make_handler(judge, ledger, settings.topics.judge_results),
+        concurrency=settings.llm.concurrency, metrics=metrics)
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, worker.stop)
+    watcher = asyncio.create_task(_stop_when(stop, worker)) if stop is not None else None
+    log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
+             provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
+    try:
+        await worker.run()
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+        close = getattr(provider, "aclose", None)
+        if close is not None:
+            await close()
+
+
+async def _stop_when(event: asyncio.Event, worker: ConcurrentWorker) -> None:
+    await event.wait()
+    worker.stop()
+
+
+def run_worker(settings: Settings) -> int:
+    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
+    metrics = Metrics.create()
+    metrics.serve(settings.metrics_port)
+    asyncio.run(serve(settings, metrics=metrics))
+    return 0

@@ -1,0 +1,178 @@
+"""Validate a judge answer in code; the model is never trusted. Pure functions.
+
+Every problem found becomes a typed :class:`ValidationProblem` with what was done about it:
+
+==========================  ===========  ====================================================
+type                        action       meaning
+==========================  ===========  ====================================================
+not_an_object               fallback     the answer is not a JSON object
+unknown_key / missing_key   fallback     keys differ from the JudgeAnalysis contract
+invalid_field               fallback     a field has the wrong type or a value outside its set
+answer_not_in_schema        fallback     suggested_answer is not a value the criterion allows
+empty_reasoning             fallback     reasoning is empty
+noncanonical_answer         repaired     suggested_answer rewritten to the schema's spelling
+unknown_note                dropped      a pointer names a note this patient does not have
+offsets_out_of_range        repaired     pointer offsets outside the note; set to null
+too_many_pointers           repaired     more than three pointers; the first three kept
+rule_violation              repaired     a field contradicts the judge rules (e.g. agent_b
+                                         named when only one agent answered)
+unverified_quote            flagged      quoted text found in no note; confidence lowered
+hedging / reasoning_length  flagged      style rules of the reasoning broken
+==========================  ===========  ====================================================
+
+"fallback" problems mean no analysis could be built (the orchestrator first tries one repair
+round-trip, then publishes the fallback record).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import orjson
+from pydantic import ValidationError
+
+from agents.judge.output_schema import FIELDS
+from agents.judge.quotes import occurs, quoted_spans
+from schemas.chart_review import JudgeAnalysis, ValidationProblem
+from schemas.skill import Criterion
+from streams.detect.normalize import Invalid, canonicalize, to_json_value
+
+LOWER = {"high": "medium", "medium": "low", "low": "low"}
+_HEDGES = ("based on", "i think", "i believe", "it appears", "it seems", "after reviewing")
+_SENTENCE = re.compile(r"[.!?](?:\s|$)")
+
+
+@dataclass(frozen=True)
+class Check:
+    analysis: JudgeAnalysis | None
+    problems: tuple[ValidationProblem, ...]
+
+    @property
+    def fatal(self) -> bool:
+        return self.analysis is None
+
+
+def problem(kind: str, message: str, action: str = "flagged") -> ValidationProblem:
+    return ValidationProblem(type=kind, message=message, action=action)  # type: ignore[arg-type]
+
+
+def _same(a: Any, b: Any) -> bool:
+    opt = orjson.OPT_SORT_KEYS
+    return orjson.dumps(a, option=opt) == orjson.dumps(b, option=opt)
+
+
+def check_answer(raw: Any, criterion: Criterion) -> tuple[Any, list[ValidationProblem]]:
+    """The schema spelling of ``raw`` (None stays None), or an ``answer_not_in_schema``."""
+    if raw is None:
+        return None, []
+    canon = canonicalize(raw, criterion.answer_schema)
+    if isinstance(canon, Invalid):
+        return None, [problem("answer_not_in_schema", f"suggested_answer is not one of the "
+                              f"values criterion {criterion.field_id} allows ({canon.reason})",
+                              "fallback")]
+    value = to_json_value(canon)
+    if _same(value, raw):
+        return value, []
+    return value, [problem("noncanonical_answer", "suggested_answer rewritten to the "
+                           "answer_schema's spelling", "repaired")]
+
+
+def check_pointers(raw: Any, notes: Mapping[str, str]) -> tuple[Any, list[ValidationProblem]]:
+    if not isinstance(raw, list):
+        return raw, []  # the model validation reports the type
+    found: list[ValidationProblem] = []
+    kept: list[Any] = []
+    for item in raw:
+        if not isinstance(item, dict) or not isinstance(item.get("note_id"), str):
+            kept.append(item)
+            continue
+        note = notes.get(item["note_id"])
+        if note is None:
+            found.append(problem("unknown_note", "a pointer named a note that does not exist "
+                                 "for this patient; pointer dropped", "dropped"))
+            continue
+        off = item.get("offsets")
+        if (isinstance(off, list) and len(off) == 2 and all(isinstance(o, int) for o in off)
+                and not 0 <= off[0] <= off[1] <= len(note)):
+            item = {**item, "offsets": None}
+            found.append(problem("offsets_out_of_range", f"offsets {off} are outside note of "
+                                 f"{len(note)} characters; set to null", "repaired"))
+        kept.append(item)
+    if len(kept) > 3:
+        found.append(problem("too_many_pointers", f"{len(kept)} pointers; first 3 kept",
+                             "repaired"))
+        kept = kept[:3]
+    return kept, found
+
+
+def check_rules(a: JudgeAnalysis, n_agents: int) -> tuple[JudgeAnalysis, list[ValidationProblem]]:
+    found: list[ValidationProblem] = []
+    fix: dict[str, Any] = {}
+    if n_agents < 2 and a.agent_correctness != "n_a":
+        fix["agent_correctness"] = "n_a"
+        found.append(problem("rule_violation", "agent_correctness must be n_a when only one "
+                             "agent answered", "repaired"))
+    if n_agents < 2 and a.classification_hint in ("agent_b_error",):
+        fix["classification_hint"] = "n_a"
+        found.append(problem("rule_violation", "agent_b_error named but there is no agent B",
+                             "repaired"))
+    if a.suggested_answer is None and a.judge_confidence != "low":
+        fix["judge_confidence"] = "low"
+        found.append(problem("rule_violation", "a null suggested_answer must come with low "
+                             "judge_confidence", "repaired"))
+    return (a.model_copy(update=fix) if fix else a), found
+
+
+def check_reasoning(a: JudgeAnalysis, sources: Sequence[str]
+                    ) -> tuple[JudgeAnalysis, list[ValidationProblem]]:
+    found = [problem("unverified_quote", f"a quoted passage of {len(q)} characters occurs in "
+                     "no note the judge was given") for q in quoted_spans(a.reasoning)
+             if not occurs(q, sources)]
+    if found:
+        a = a.model_copy(update={"judge_confidence": LOWER[a.judge_confidence]})
+    text = a.reasoning.strip().lower()
+    if text.startswith(_HEDGES):
+        found.append(problem("hedging", "reasoning opens with hedging boilerplate"))
+    if len(_SENTENCE.findall(a.reasoning.strip())) > 5:
+        found.append(problem("reasoning_length", "reasoning is longer than 2-4 sentences"))
+    return a, found
+
+
+def validate_analysis(payload: Any, *, criterion: Criterion, notes: Mapping[str, str],
+                      n_agents: int, extra_sources: Sequence[str] = ()) -> Check:
+    """``payload`` (a decoded model answer) -> a JudgeAnalysis or the reasons it is unusable.
+
+    ``notes`` are all of the patient's notes (pointer and quote checks); ``extra_sources``
+    are other texts a quotation may legitimately come from (the criterion file)."""
+    if not isinstance(payload, dict):
+        return Check(None, (problem("not_an_object", "the answer is not a JSON object",
+                                    "fallback"),))
+    fatal = [problem("unknown_key", f"unknown key {str(k)[:40]!r}", "fallback")
+             for k in payload if k not in FIELDS]
+    fatal += [problem("missing_key", f"missing key {k!r}", "fallback")
+              for k in FIELDS if k not in payload]
+    if fatal:
+        return Check(None, tuple(fatal))
+    answer, found = check_answer(payload["suggested_answer"], criterion)
+    pointers, more = check_pointers(payload["evidence_pointers"], notes)
+    found += more
+    if any(p.action == "fallback" for p in found):
+        return Check(None, tuple(found))
+    try:
+        analysis = JudgeAnalysis.model_validate(
+            {**payload, "suggested_answer": answer, "evidence_pointers": pointers})
+    except ValidationError as exc:
+        bad = ", ".join(sorted({".".join(str(p) for p in e["loc"]) for e in exc.errors()}))
+        return Check(None, (*found, problem("invalid_field", f"invalid value in: {bad}",
+                                            "fallback")))
+    if not analysis.reasoning.strip():
+        return Check(None, (*found, problem("empty_reasoning", "reasoning is empty",
+                                            "fallback")))
+    analysis, more = check_rules(analysis, n_agents)
+    found += more
+    analysis, more = check_reasoning(analysis, [*notes.values(), *extra_sources])
+    found += more
+    return Check(analysis, tuple(found))

@@ -1,0 +1,27 @@
+"""One fake Messages API server per test module, reset before every test (stopping a
+server costs half a second, so they are shared)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from tests.fakes.fake_anthropic import FakeAnthropic, _default_responder
+
+
+@pytest.fixture(scope="module")
+def _module_fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as f:
+        yield f
+
+
+@pytest.fixture()
+def fake(_module_fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> FakeAnthropic:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    f = _module_fake
+    with f._lock:
+        f.queue.clear()
+        f.requests.clear()
+    f.responder = _default_responder
+    return f

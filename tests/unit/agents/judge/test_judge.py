@@ -1,0 +1,222 @@
+"""Judge orchestration against the fake Messages API: every path ends in a documented result."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.context.charts import ChartStore
+from agents.judge.judge import Judge
+from agents.providers.anthropic import AnthropicProvider
+from agents.providers.factory import OfflineProvider
+from schemas.chart_review import JudgeResult
+from schemas.skill import Skill
+from streams.settings import Settings
+from tests.fakes.fake_anthropic import FakeAnthropic, Reply
+from tests.unit.agents.judge.fixtures import answer, disagreement, job
+
+GOOD: dict[str, Any] = {
+    "suggested_answer": True,
+    "reasoning": 'The problem list states "Type 2 diabetes mellitus, on metformin since 2016". '
+                 "The skeptical agent read a relative's diagnosis as the patient's.",
+    "evidence_pointers": [{"note_id": "n01", "what_to_look_for": "problem list",
+                           "offsets": [13, 37]}],
+    "agent_correctness": "agent_a", "classification_hint": "agent_b_error",
+    "judge_confidence": "high",
+}
+
+
+def ok(payload: dict[str, Any] | None = None, **kw: Any) -> Reply:
+    return Reply.message(text=json.dumps(GOOD if payload is None else payload), **kw)
+
+
+def settings(**llm: Any) -> Settings:
+    base = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+            "deadline_seconds": 5.0, "max_attempts": 3, "backoff_base_seconds": 0.01,
+            "requests_per_minute": 6000, "max_tokens": 500}
+    return Settings(llm={**base, **llm})
+
+
+
+def make_judge(fake: FakeAnthropic, skill: Skill, store: ChartStore, **llm: Any) -> Judge:
+    s = settings(**llm)
+    return Judge(s, skill, store, AnthropicProvider(s.llm, base_url=fake.base_url))
+
+
+def kinds(result: JudgeResult) -> list[tuple[str, str]]:
+    return [(p.type, p.action) for p in result.validation]
+
+
+async def test_a_valid_answer_becomes_an_ok_result(fake: FakeAnthropic, skill: Skill,
+                                                   store: ChartStore) -> None:
+    fake.enqueue(ok(input_tokens=300, output_tokens=100, cache_read=2000, cache_write=0))
+    judge = make_judge(fake, skill, store)
+    r = await judge.judge(disagreement())
+    assert r.status == "ok" and r.validation == ()
+    assert r.analysis.suggested_answer is True and r.analysis.agent_correctness == "agent_a"
+    assert (r.provider, r.model, r.prompt_version) == ("anthropic", "claude-fake-1",
+                                                       judge.prompt_version)
+    assert r.usage.input_tokens == 300 and r.usage.cache_read_input_tokens == 2000
+    assert r.usage.llm_calls == 1
+    assert r.usage.cost_usd == pytest.approx((300 * 3 + 100 * 15 + 2000 * 0.3) / 1e6)
+    assert r.result_id == judge.result_id(disagreement())
+    body = fake.message_requests()[0].body
+    assert body["output_config"]["format"]["type"] == "json_schema"
+
+
+@pytest.mark.parametrize(("bad", "problem"), [
+    ({**GOOD, "verdict": "agent_a"}, "unknown_key"),
+    ({k: v for k, v in GOOD.items() if k != "judge_confidence"}, "missing_key"),
+    ({**GOOD, "suggested_answer": "probably"}, "answer_not_in_schema"),
+])
+async def test_a_bad_answer_is_repaired_by_one_round_trip(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore, bad: dict[str, Any],
+        problem: str) -> None:
+    fake.enqueue(ok(bad), ok())
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "ok" and (problem, "repaired") in kinds(r)
+    assert r.usage.llm_calls == 2 and r.usage.input_tokens == 2000
+    repair = fake.message_requests()[1].body["messages"]
+    assert [m["role"] for m in repair] == ["user", "assistant", "user"]
+    assert problem.split("_")[0] in repair[2]["content"] or "key" in repair[2]["content"]
+
+
+async def test_a_bad_answer_twice_becomes_a_fallback(fake: FakeAnthropic, skill: Skill,
+                                                     store: ChartStore) -> None:
+    fake.enqueue(ok({**GOOD, "extra": 1}), ok({**GOOD, "extra": 2}))
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "fallback" and r.analysis.suggested_answer is None
+    assert r.analysis.reasoning.startswith("judge could not analyze this cell: ")
+    assert r.analysis.judge_confidence == "low" and r.usage.llm_calls == 2
+    assert kinds(r) == [("unknown_key", "fallback"), ("unknown_key", "fallback")]
+
+
+async def test_a_missing_sentinel_gets_one_repair(fake: FakeAnthropic, skill: Skill,
+                                                  store: ChartStore) -> None:
+    fake.enqueue(Reply.message(text="Agent A is right."),
+                 Reply.message(text=f"<JUDGE_ANALYSIS>{json.dumps(GOOD)}</JUDGE_ANALYSIS>"))
+    r = await make_judge(fake, skill, store, structured_output=False).judge(disagreement())
+    assert r.status == "ok" and kinds(r) == [("missing_sentinel", "repaired")]
+    assert "output_config" not in fake.message_requests()[0].body
+
+
+async def test_an_invented_quote_is_flagged(fake: FakeAnthropic, skill: Skill,
+                                            store: ChartStore) -> None:
+    fake.enqueue(ok({**GOOD, "reasoning": 'The note says "patient injects insulin glargine '
+                     'nightly" so agent A is right.'}))
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "ok" and kinds(r) == [("unverified_quote", "flagged")]
+    assert r.analysis.judge_confidence == "medium" and r.usage.llm_calls == 1
+
+
+async def test_a_note_that_does_not_exist_is_dropped(fake: FakeAnthropic, skill: Skill,
+                                                     store: ChartStore) -> None:
+    pointers = [{"note_id": "n77", "what_to_look_for": "x", "offsets": None}]
+    fake.enqueue(ok({**GOOD, "evidence_pointers": pointers}))
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "ok" and r.analysis.evidence_pointers == ()
+    assert kinds(r) == [("unknown_note", "dropped")]
+
+
+async def test_max_tokens_is_asked_again_with_a_bigger_budget(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.enqueue(Reply.message(text='{"suggested_answer": tr', stop_reason="max_tokens"), ok())
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "ok" and kinds(r) == [("max_tokens", "repaired")]
+    assert [q.body["max_tokens"] for q in fake.message_requests()] == [500, 1000]
+
+
+async def test_max_tokens_twice_is_a_fallback(fake: FakeAnthropic, skill: Skill,
+                                              store: ChartStore) -> None:
+    fake.responder = lambda body: Reply.message(text="{", stop_reason="max_tokens")
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "fallback" and ("max_tokens", "fallback") in kinds(r)
+    assert r.usage.llm_calls == 2
+
+
+async def test_a_refusal_is_a_fallback_without_retry(fake: FakeAnthropic, skill: Skill,
+                                                     store: ChartStore) -> None:
+    fake.enqueue(Reply.message(text="", stop_reason="refusal", output_tokens=3))
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "fallback" and kinds(r) == [("refusal", "fallback")]
+    assert "declined" in r.analysis.reasoning and r.usage.output_tokens == 3
+    assert len(fake.message_requests()) == 1
+
+
+@pytest.mark.parametrize("status", [429, 529])
+async def test_rate_limits_and_overload_are_waited_out(fake: FakeAnthropic, skill: Skill,
+                                                       store: ChartStore, status: int) -> None:
+    fake.enqueue(Reply.error(status, retry_after=0.1), ok())
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "ok" and r.usage.llm_calls == 2
+
+
+async def test_a_timeout_is_a_fallback(fake: FakeAnthropic, skill: Skill,
+                                       store: ChartStore) -> None:
+    fake.responder = lambda body: ok(delay=3.0)
+    r = await make_judge(fake, skill, store, deadline_seconds=0.5).judge(disagreement())
+    assert r.status == "fallback" and kinds(r) == [("llm_error", "fallback")]
+    assert "timeout" in r.analysis.reasoning
+
+
+async def test_overload_that_never_ends_is_a_fallback(fake: FakeAnthropic, skill: Skill,
+                                                      store: ChartStore) -> None:
+    fake.responder = lambda body: Reply.error(529)
+    r = await make_judge(fake, skill, store, max_attempts=2).judge(disagreement())
+    assert r.status == "fallback" and "overloaded" in r.analysis.reasoning
+
+
+async def test_type_drift_makes_no_http_call(fake: FakeAnthropic, skill: Skill,
+                                             store: ChartStore) -> None:
+    j = job("type_drift", answer("default", True), answer("skeptical", "yes"))
+    r = await make_judge(fake, skill, store).judge(j)
+    assert fake.requests == []
+    assert r.status == "ok" and r.analysis.suggested_answer is True
+    assert r.usage.llm_calls == 0 and r.usage.cost_usd == 0 and r.provider == "code"
+
+
+async def test_missing_notes_or_criterion_fall_back_without_a_call(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    judge = make_judge(fake, skill, store)
+    nobody = await judge.judge(disagreement(patient="p404"))
+    assert nobody.status == "fallback" and "no notes" in nobody.analysis.reasoning
+    j = job("disagreement", answer("default", 1, field_id="unknown_field"),
+            answer("skeptical", 2, field_id="unknown_field"))
+    assert (await judge.judge(j)).status == "fallback"
+    assert fake.requests == []
+
+
+async def test_the_static_prefix_is_byte_identical_for_one_criterion(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore, tmp_path: Path) -> None:
+    fake.responder = lambda body: ok()
+    judge = make_judge(fake, skill, store)
+    await judge.judge(disagreement())
+    await judge.judge(job("low_confidence", answer("default", "no_info", confidence="low",
+                                                   reason="nothing found")))
+    first, second = (r.body for r in fake.message_requests())
+    prefix = ("model", "system", "tools", "output_config")
+    assert [json.dumps(first.get(k)) for k in prefix] == [json.dumps(second.get(k))
+                                                          for k in prefix]
+    assert first["system"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert first["messages"] != second["messages"]
+
+
+async def test_the_offline_provider_needs_no_network(skill: Skill, store: ChartStore) -> None:
+    s = Settings()
+    judge = Judge(s, skill, store, OfflineProvider())
+    r = await judge.judge(disagreement())
+    assert r.status == "ok" and r.provider == "offline" and r.usage.cost_usd == 0
+    assert r.model == "offline-heuristic-v1"
+
+
+def test_prompt_version_follows_model_and_skill(skill: Skill, store: ChartStore,
+                                                tmp_path: Path) -> None:
+    a = Judge(settings(), skill, store, OfflineProvider("m1")).prompt_version
+    b = Judge(settings(), skill, store, OfflineProvider("m2")).prompt_version
+    assert a != b
+    changed = skill.model_copy(update={"files": {**skill.files, "SKILL.md": "changed"}})
+    assert Judge(settings(), changed, store, OfflineProvider("m1")).prompt_version != a
+    assert Judge(settings(), skill, store, OfflineProvider("m1")).prompt_version == a
