@@ -23,6 +23,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from schemas.dlq import dead_letter_headers
 from streams.errors import BadRecord
 from streams.metrics import Metrics
+from streams.quirks import evict_group_members
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -88,6 +89,8 @@ class ConcurrentWorker:
             heartbeat_interval_ms=int(k.heartbeat_interval_seconds * 1000))
         await self.producer.start()
         try:
+            if k.idle_fetch_backoff_ms > 0:  # the embedded-broker path: see streams.quirks
+                await evict_group_members(k.bootstrap_servers, self.group_id)
             await self.consumer.start()
             self.consumer.subscribe([self.topic], listener=_Listener(self))
             await self._loop()
