@@ -34,14 +34,11 @@ async def ids_on_topic(bootstrap: str, topic: str, field: str,
         await consumer.seek_to_beginning(*tps)
         async with asyncio.timeout(timeout):
             while pending:
-                batch = await consumer.getmany(*pending, timeout_ms=500)
+                batch = await consumer.getmany(timeout_ms=500)
                 for tp, records in batch.items():
                     for rec in records:
                         _add(found, rec.value, field)
                     if records and records[-1].offset + 1 >= end[tp]:
-                        pending.discard(tp)
-                for tp in list(pending):
-                    if await consumer.position(tp) >= end[tp]:
                         pending.discard(tp)
     finally:
         await consumer.stop()

@@ -1,0 +1,105 @@
+"""`judgeflow worker debrief` as a subprocess against the real embedded broker and the fake
+Anthropic server: evaluations published, bad records dead-lettered with typed headers, and
+exactly one evaluation per request id across a SIGKILL and restart."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+
+import orjson
+import pytest
+
+from agents.debrief import summarize
+from agents.debrief.sampledata import REQUESTS_FILE
+from schemas.dlq import DeadLetterHeaders
+from streams.settings import Settings
+from streams.topics import ensure_topics
+from tests.fakes.fake_anthropic import FakeAnthropic
+from tests.helpers import collect, produce, values, worker
+from tests.helpers import test_settings as make_settings
+from tests.unit.agents.debrief.support import attending
+
+pytestmark = pytest.mark.integration
+
+LLM = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+       "deadline_seconds": 20.0, "backoff_base_seconds": 0.05, "requests_per_minute": 6000,
+       "concurrency": 4}
+
+
+@pytest.fixture()
+def fake() -> Iterator[FakeAnthropic]:
+    with FakeAnthropic(responder=attending) as f:
+        yield f
+
+
+def _env(fake: FakeAnthropic) -> dict[str, str]:
+    return {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": "test"}
+
+
+def _requests() -> list[tuple[bytes, bytes]]:
+    out = []
+    for line in REQUESTS_FILE.read_bytes().splitlines():
+        out.append((orjson.loads(line)["request_id"].encode(), line))
+    return out
+
+
+async def _prepare(settings: Settings) -> None:
+    await ensure_topics(settings)
+
+
+async def test_evaluations_are_published_and_bad_records_dead_lettered(
+        bootstrap: str, tmp_path: Path, fake: FakeAnthropic) -> None:
+    settings = make_settings(bootstrap, llm=LLM)
+    await _prepare(settings)
+    good = [r for r in _requests() if r[0] in (b"req-cp-001", b"req-sep-002", b"req-ank-001")]
+    schema_error = orjson.dumps({"request_id": "req-broken", "case_id": "x"})
+    await produce(bootstrap, settings.topics.debrief_requests,
+                  [(b"req-junk", b"{not json"), good[0], (b"req-broken", schema_error),
+                   *good[1:]])
+    with worker("debrief", settings, tmp_path, extra_env=_env(fake)) as proc:
+        out = await collect(bootstrap, settings.topics.case_evaluations, until=3, timeout=40)
+        dlq = await collect(bootstrap, settings.topics.dlq(settings.topics.debrief_requests),
+                            until=2, timeout=10, quiet=0.5)
+        assert proc.proc.poll() is None, proc.log_text()
+    evaluations = {ev["request_id"]: ev for ev in values(out)}
+    assert sorted(evaluations) == ["req-ank-001", "req-cp-001", "req-sep-002"]
+    assert [r.key for r in out if r.key] == [r.key for r in out]  # keyed by request_id
+    sepsis = evaluations["req-sep-002"]
+    assert sepsis["safety_breach"]["kind"] == "contraindicated_drug"
+    assert sepsis["narrative"].startswith("Safety breach:")
+    assert evaluations["req-ank-001"]["rubric_source"] == "auto"
+    assert all(ev["provider"] == "anthropic" for ev in evaluations.values())
+    assert "safety breach: yes" in summarize(sepsis)
+    letters = {r.key: DeadLetterHeaders.from_kafka(r.headers) for r in dlq}
+    assert {k: h.error_type for k, h in letters.items()} == {
+        b"req-junk": "invalid_json", b"req-broken": "schema_error"}
+    assert {r.value for r in dlq} == {b"{not json", schema_error}  # original bytes
+    assert all(h.source_topic == settings.topics.debrief_requests for h in letters.values())
+
+
+async def test_sigkill_and_restart_leave_exactly_one_evaluation_per_request(
+        bootstrap: str, tmp_path: Path) -> None:
+    # No offset is committed before the kill, so every request is redelivered to the second
+    # worker: it must skip those whose evaluation is already on the output topic.
+    settings = make_settings(bootstrap, llm=LLM, kafka={"commit_interval_seconds": 120.0})
+    await _prepare(settings)
+    requests = _requests()
+    await produce(bootstrap, settings.topics.debrief_requests, requests)
+    topic = settings.topics.case_evaluations
+    with FakeAnthropic(responder=attending, latency=0.4) as fake:
+        with worker("debrief", settings, tmp_path, tag="-1", extra_env=_env(fake)) as first:
+            before = await collect(bootstrap, topic, until=3, timeout=40, quiet=0)
+            first.kill()
+        published = len(await collect(bootstrap, topic, timeout=3, quiet=0))
+        assert 3 <= published < len(requests)
+        with worker("debrief", settings, tmp_path, tag="-2", extra_env=_env(fake)) as second:
+            after = await collect(bootstrap, topic, until=len(requests), timeout=60, quiet=3)
+            log = second.log_text()
+    ids = Counter(ev["request_id"] for ev in values(after))
+    assert set(ids) == {k.decode() for k, _ in requests}, log[-3000:]
+    assert max(ids.values()) == 1, ids
+    assert len({ev["evaluation_id"] for ev in values(after)}) == len(requests)
+    assert log.count("already published; skipped") == published
+    assert before  # the first worker really published before it died
