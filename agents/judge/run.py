@@ -20,6 +20,7 @@ import orjson
 from pydantic import ValidationError
 
 from agents.context.charts import ChartStore
+from agents.errors import AgentsError
 from agents.judge.judge import Judge
 from agents.judge.ledger import ResultLedger
 from agents.providers.base import Provider
@@ -69,6 +70,8 @@ async def serve(settings: Settings, provider: Provider | None = None,
     await ensure_topics(settings)
     metrics = metrics or Metrics.create()
     provider = provider or make_provider(settings)
+    if getattr(provider, "has_credentials", True) is False:
+        raise AgentsError("llm.provider is anthropic but ANTHROPIC_API_KEY is not set")
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics)
     ledger = ResultLedger()
     await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)
@@ -102,5 +105,9 @@ def run_worker(settings: Settings) -> int:
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     metrics = Metrics.create()
     metrics.serve(settings.metrics_port)
-    asyncio.run(serve(settings, metrics=metrics))
+    try:
+        asyncio.run(serve(settings, metrics=metrics))
+    except AgentsError as exc:
+        log.error("judge worker cannot start: %s", exc)
+        return 2
     return 0

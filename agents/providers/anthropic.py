@@ -137,6 +137,10 @@ class AnthropicProvider:
                 return await self.client.messages.create(**params, timeout=max(0.1, remaining))
             except anthropic.AnthropicError as exc:
                 raise classify(exc) from exc
+            except TypeError as exc:  # the SDK's "could not resolve authentication method"
+                kind = "auth" if "authentication" in str(exc) else "client_error"
+                raise LLMError(kind, f"the SDK refused the request: {kind}",
+                               retryable=False) from exc
 
         message, attempts = await call_with_retries(self.budget, once)
         latency_ms = int((time.monotonic() - started) * 1000)
@@ -146,6 +150,11 @@ class AnthropicProvider:
                   response.usage.output_tokens, response.usage.cache_read_input_tokens,
                   attempts, latency_ms)
         return response
+
+    @property
+    def has_credentials(self) -> bool:
+        return bool(getattr(self.client, "api_key", None)
+                    or getattr(self.client, "auth_token", None))
 
     async def aclose(self) -> None:
         await self.client.close()

@@ -1,0 +1,143 @@
+"""The judge worker against the real embedded broker and the fake Anthropic server: every
+job yields exactly one result (ok or fallback) while bad records go to the DLQ and the
+worker keeps going; after a SIGKILL mid-batch and a restart, still one result per job, and
+published results are not paid for again."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.judge.run import serve
+from agents.providers.anthropic import AnthropicProvider
+from schemas.chart_review import JudgeJob
+from streams.settings import Settings
+from streams.topics import ensure_topics
+from tests.fakes.fake_anthropic import FakeAnthropic, Reply
+from tests.helpers import collect, produce, values, worker
+from tests.helpers import test_settings as make_settings
+from tests.unit.agents.judge.fixtures import (
+    PATIENT,
+    answer,
+    disagreement,
+    job,
+    write_charts,
+    write_skill,
+)
+
+pytestmark = pytest.mark.integration
+
+LLM = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+       "deadline_seconds": 10.0, "backoff_base_seconds": 0.05, "requests_per_minute": 6000,
+       "concurrency": 4, "max_attempts": 3}
+GOOD = {"suggested_answer": True, "reasoning": "The problem list documents it.",
+        "evidence_pointers": [{"note_id": "n01", "what_to_look_for": "problem list",
+                               "offsets": None}],
+        "agent_correctness": "agent_a", "classification_hint": "agent_b_error",
+        "judge_confidence": "high"}
+
+
+def judge_settings(bootstrap: str, tmp_path: Path, **over: Any) -> Settings:
+    (tmp_path / "data").mkdir(exist_ok=True)
+    return make_settings(bootstrap, llm={**LLM, **over.pop("llm", {})},
+                         skill_dir=write_skill(tmp_path / "data"),
+                         charts_dir=write_charts(tmp_path / "data"), **over)
+
+
+def record(j: JudgeJob) -> tuple[bytes, bytes]:
+    return j.key.encode(), j.model_dump_json().encode()
+
+
+def by_scenario(body: dict[str, Any]) -> Reply:
+    """Answers chosen by what the case message says (cells are told apart by job)."""
+    text = json.dumps(body.get("messages", []))
+    if "refuse-me" in text:
+        return Reply.message(text="", stop_reason="refusal")
+    if "overload-me" in text:
+        return Reply.error(529)
+    if "garble-me" in text:
+        return Reply.message(text='{"verdict": "yes"}')
+    return Reply.message(text=json.dumps(GOOD))
+
+
+def scenario(tag: str, n: int = 0) -> JudgeJob:
+    base = disagreement(job_id=f"job-{tag}-{n}")
+    first = base.answers[0].model_copy(update={"rationale": tag})
+    return base.model_copy(update={"answers": (first, *base.answers[1:])})
+
+
+async def test_every_job_gets_one_result_and_the_worker_keeps_going(
+        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    settings = judge_settings(bootstrap, tmp_path)
+    await ensure_topics(settings)
+    drift = job("type_drift", answer("default", True), answer("skeptical", "yes"),
+                job_id="job-drift")
+    jobs = [scenario("ok"), scenario("refuse-me"), scenario("overload-me"),
+            scenario("garble-me"), drift, disagreement(patient="p404", job_id="job-nonotes"),
+            scenario("ok", 2)]
+    records = [record(jobs[0]), (b"junk", b"{not json"), *map(record, jobs[1:])]
+    await produce(bootstrap, settings.topics.judge_jobs, records)
+    stop = asyncio.Event()
+    with FakeAnthropic(responder=by_scenario) as fake:
+        provider = AnthropicProvider(settings.llm, base_url=fake.base_url)
+        task = asyncio.create_task(serve(settings, provider, stop=stop))
+        try:
+            results = values(await collect(bootstrap, settings.topics.judge_results,
+                                           until=len(jobs), timeout=60, quiet=1.0))
+            dead = await collect(bootstrap, settings.topics.dlq(settings.topics.judge_jobs),
+                                 until=1, timeout=10, quiet=0.2)
+        finally:
+            stop.set()
+            await asyncio.wait_for(task, 30)
+        assert not any("p404" in json.dumps(r.body) for r in fake.message_requests())
+    status = {r["job_id"]: r["status"] for r in results}
+    assert Counter(r["job_id"] for r in results) == Counter(j.job_id for j in jobs)
+    assert status == {"job-ok-0": "ok", "job-refuse-me-0": "fallback",
+                      "job-overload-me-0": "fallback", "job-garble-me-0": "fallback",
+                      "job-drift": "ok", "job-nonotes": "fallback", "job-ok-2": "ok"}
+    drift_result = next(r for r in results if r["job_id"] == "job-drift")
+    assert drift_result["usage"]["llm_calls"] == 0
+    assert len(dead) == 1 and dead[0].value == b"{not json"
+    assert dict(dead[0].headers)["error.type"] == b"invalid_judge_job"
+    for r in results:  # the fallback record of the contract
+        if r["status"] == "fallback":
+            assert r["analysis"]["reasoning"].startswith("judge could not analyze this cell: ")
+            assert r["analysis"]["suggested_answer"] is None
+
+
+async def test_sigkill_mid_batch_then_restart_leaves_one_result_per_job(
+        bootstrap: str, tmp_path: Path) -> None:
+    # offsets are committed rarely, so every result published before the kill is redelivered
+    settings = judge_settings(bootstrap, tmp_path, kafka={"commit_interval_seconds": 60.0})
+    await ensure_topics(settings)
+    jobs = [disagreement(job_id=f"job-kill-{i:02d}") for i in range(24)]
+    await produce(bootstrap, settings.topics.judge_jobs, [record(j) for j in jobs])
+    topic = settings.topics.judge_results
+    with FakeAnthropic(latency=0.25,
+                       responder=lambda body: Reply.message(text=json.dumps(GOOD))) as fake:
+        env = {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": "test"}
+        with worker("judge", settings, tmp_path, tag="-1", extra_env=env) as first:
+            before = await collect(bootstrap, topic, until=6, timeout=60, quiet=0)
+            first.kill()
+        published = {r["job_id"] for r in values(await collect(bootstrap, topic, timeout=3))}
+        assert 6 <= len(published) < len(jobs), first.log_text()
+        paid_before = len(fake.message_requests())
+        with worker("judge", settings, tmp_path, tag="-2", extra_env=env) as second:
+            results = values(await collect(bootstrap, topic, until=len(jobs), timeout=90,
+                                           quiet=2.0))
+            log = second.log_text()
+        paid_after = len(fake.message_requests()) - paid_before
+    counts = Counter(r["job_id"] for r in results)
+    assert counts == Counter(j.job_id for j in jobs), log  # exactly one each
+    assert len({r["result_id"] for r in results}) == len(jobs)
+    # every redelivered job with a published result was skipped, not paid for again
+    assert log.count("already judged") == len(published)
+    assert paid_after == len(jobs) - len(published)
+    assert before
+    assert PATIENT in {r["patient_id"] for r in results}
