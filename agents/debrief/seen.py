@@ -19,7 +19,7 @@ async def ids_on_topic(bootstrap: str, topic: str, field: str,
                        timeout: float = 60.0) -> set[str]:
     """Values of ``field`` in every record of ``topic`` up to its current end offsets."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                group_id=None)
+                                group_id=None, auto_offset_reset="earliest")
     await consumer.start()
     found: set[str] = set()
     try:
@@ -29,9 +29,9 @@ async def ids_on_topic(bootstrap: str, topic: str, field: str,
         if not tps:
             return found
         consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)  # before anything else: no reset race
         end = await consumer.end_offsets(tps)
         pending = {tp for tp in tps if end[tp] > 0}
-        await consumer.seek_to_beginning(*tps)
         async with asyncio.timeout(timeout):
             while pending:
                 batch = await consumer.getmany(timeout_ms=500)
