@@ -15,9 +15,14 @@ from schemas.chart_review import (
     SourceRef,
 )
 
+# Importing the medkit contracts registers their topics (produce/tail/replay look them up).
+from schemas.medkit import CaseEvaluation, DebriefRequest
+
 __all__ = [
     "AgentAnswer",
+    "CaseEvaluation",
     "CellOutcome",
+    "DebriefRequest",
     "Evidence",
     "Frozen",
     "JudgeAnalysis",

@@ -6,6 +6,7 @@ meet in one partition; medkit topics by ``request_id``.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -43,3 +44,11 @@ def json_models() -> dict[str, type[BaseModel]]:
     """Every model whose JSON Schema is checked in under ``schemas/json``."""
     models: dict[str, type[BaseModel]] = {c.model.__name__: c.model for c in CONTRACTS.values()}
     return dict(sorted(models.items()))
+
+
+#: Modules that add contracts when imported (they call :func:`register`). Imported here, last,
+#: so that every user of ``CONTRACTS`` (produce, tail, replay) sees them however it was
+#: started (a console script does not run ``schemas/__init__``'s imports first).
+PLUGIN_MODULES = ("schemas.medkit",)
+for _plugin in PLUGIN_MODULES:
+    importlib.import_module(_plugin)
