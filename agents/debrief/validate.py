@@ -9,6 +9,7 @@ case), which the grader answers with a repair round-trip.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Literal
 
 from agents.debrief.bands import band
 from agents.debrief.safety import find_breaches, lead_sentence, leads_with_breach
@@ -28,6 +29,8 @@ from schemas.medkit import (
     SafetyBreach,
     VerdictCorrection,
 )
+
+DropReason = Literal["unknown_citation", "missing_citation", "unknown_criterion"]
 
 
 @dataclass
@@ -56,7 +59,7 @@ def filter_criteria(criteria: tuple[CriterionEvaluation, ...], rubric: CaseRubri
     domain_of = {c.id: d for d, crit in rubric.by_domain().items() for c in crit}
     kept: list[CriterionEvaluation] = []
     for c in criteria:
-        reason = None
+        reason: DropReason | None = None
         if c.criterion_id not in domain_of:
             reason = "unknown_criterion"
         elif c.guideline_ref is not None and c.guideline_ref not in allowed:
@@ -67,7 +70,7 @@ def filter_criteria(criteria: tuple[CriterionEvaluation, ...], rubric: CaseRubri
         if reason is not None:
             out.dropped.append(DroppedCriterion(criterion_id=c.criterion_id, domain=c.domain,
                                                 guideline_ref=c.guideline_ref,
-                                                reason=reason))  # type: ignore[arg-type]
+                                                reason=reason))
             continue
         if c.domain != domain_of[c.criterion_id]:
             out.problems.append(ValidationProblem(
