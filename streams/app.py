@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import faust
 
+from streams.groups import client_id
 from streams.settings import Settings
 
 
@@ -29,8 +30,9 @@ def base_app(settings: Settings, app_id: str, partitions: int) -> faust.App:
         broker_session_timeout=k.session_timeout_seconds,
         broker_heartbeat_interval=k.heartbeat_interval_seconds,
         broker_commit_interval=k.commit_interval_seconds,
+        broker_client_id=client_id(app_id),
         producer_acks=-1,
-        producer_linger_ms=5,
+        producer_linger_ms=k.producer_linger_ms,
     )
 
 

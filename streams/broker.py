@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import ctypes
 import logging
 import os
 import shutil
@@ -36,6 +37,16 @@ def noida_binary() -> Path:
     if not path.is_file():
         raise BrokerError(f"noida-db binary not found at {path}; is the noida-db wheel installed?")
     return path
+
+
+def die_with_parent() -> None:
+    """``preexec_fn``: the child gets SIGTERM if our process dies (even by SIGKILL), so an
+    embedded broker or worker never outlives whoever started it (Linux; no-op elsewhere)."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.prctl(1, signal.SIGTERM)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        pass
 
 
 def free_port() -> int:
@@ -97,7 +108,8 @@ class EmbeddedBroker:
         log.debug("starting embedded broker: %s", " ".join(cmd))
         # Own process group: a Ctrl-C on the CLI reaches us, and we stop the broker ourselves.
         self.process = subprocess.Popen(cmd, stdout=out, stderr=subprocess.STDOUT,
-                                        stdin=subprocess.DEVNULL, start_new_session=True)
+                                        stdin=subprocess.DEVNULL, start_new_session=True,
+                                        preexec_fn=die_with_parent)
         out.close()
         deadline = time.monotonic() + self.startup_timeout
         while time.monotonic() < deadline:

@@ -60,36 +60,3 @@ def uninstall_idle_fetch_backoff() -> None:
     if _original is not None:
         _fetcher.Fetcher._proc_fetch_request = _original  # type: ignore[method-assign]
         _original = None
-
-
-async def evict_group_members(bootstrap: str, group: str) -> int:
-    """Embedded broker only: remove every current member of ``group`` before joining it.
-
-    noida-db never expires a consumer-group member that died without leaving (SIGKILL,
-    OOM): the dead member stays in the group, is elected leader of the next generation, and
-    a restarted worker's SyncGroup never completes - it rejoins forever and consumes nothing.
-    Real Kafka expires the member after ``session.timeout.ms``. Here the coordinator is asked
-    to remove each member (LeaveGroup on its behalf); a live replica gets UNKNOWN_MEMBER_ID on
-    its next heartbeat and simply rejoins (its uncommitted records are redelivered, which the
-    workers handle idempotently). Returns how many members were removed.
-    """
-    from aiokafka.admin import AIOKafkaAdminClient
-    from aiokafka.protocol.group import LeaveGroupRequest
-
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
-    await admin.start()
-    removed = 0
-    try:
-        [described] = await admin.describe_consumer_groups([group])
-        node = await admin.find_coordinator(group)
-        for desc in described.groups:
-            for member in desc[5]:
-                await admin._send_request(LeaveGroupRequest(group, member[0]), node)
-                removed += 1
-    except Exception as exc:  # best effort: never stop a worker from starting
-        log.warning("could not clear stale members of group %s: %s", group, exc)
-    finally:
-        await admin.close()
-    if removed:
-        log.info("removed %d stale member(s) from group %s (embedded broker)", removed, group)
-    return removed

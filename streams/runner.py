@@ -22,8 +22,8 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 
 from schemas.dlq import dead_letter_headers
 from streams.errors import BadRecord
+from streams.groups import client_id, evict_dead_members
 from streams.metrics import Metrics
-from streams.quirks import evict_group_members
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -81,16 +81,17 @@ class ConcurrentWorker:
         k = self.settings.kafka
         self.producer = AIOKafkaProducer(bootstrap_servers=k.bootstrap_servers, acks="all",
                                          enable_idempotence=True, linger_ms=5)
+        if k.evict_dead_members:
+            await evict_dead_members(k.bootstrap_servers, self.group_id)
         self.consumer = AIOKafkaConsumer(
             bootstrap_servers=k.bootstrap_servers, group_id=self.group_id,
+            client_id=client_id(self.name),
             enable_auto_commit=False, auto_offset_reset="earliest",
             max_poll_records=self.max_poll,
             session_timeout_ms=int(k.session_timeout_seconds * 1000),
             heartbeat_interval_ms=int(k.heartbeat_interval_seconds * 1000))
         await self.producer.start()
         try:
-            if k.idle_fetch_backoff_ms > 0:  # the embedded-broker path: see streams.quirks
-                await evict_group_members(k.bootstrap_servers, self.group_id)
             await self.consumer.start()
             self.consumer.subscribe([self.topic], listener=_Listener(self))
             await self._loop()

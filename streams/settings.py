@@ -28,6 +28,11 @@ class KafkaSettings(BaseModel):
     session_timeout_seconds: float = Field(default=10.0, gt=0)
     heartbeat_interval_seconds: float = Field(default=2.0, gt=0)
     commit_interval_seconds: float = Field(default=1.0, gt=0)
+    #: Embedded/dev broker only: before joining a group, evict members whose process on this
+    #: host is dead (noida-db never expires them). Never enable against a shared cluster.
+    evict_dead_members: bool = False
+    #: Producer batching delay: larger batches, fewer requests, a little more latency.
+    producer_linger_ms: int = Field(default=20, ge=0, le=1000)
 
 
 class TopicSettings(BaseModel):

@@ -6,12 +6,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import signal
-import subprocess
-import sys
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -19,6 +16,10 @@ import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 
 from streams.settings import Settings, TopicSettings
+from streams.subproc import WorkerProcess, settings_env
+
+__all__ = ["WorkerProcess", "collect", "produce", "settings_env", "test_settings", "unique",
+           "values", "worker"]
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -36,7 +37,7 @@ def test_settings(bootstrap: str, **overrides: Any) -> Settings:
     base: dict[str, Any] = {
         "kafka": {"bootstrap_servers": bootstrap, "idle_fetch_backoff_ms": 20, "partitions": 3,
                   "session_timeout_seconds": 6.0, "heartbeat_interval_seconds": 1.0,
-                  "commit_interval_seconds": 0.5},
+                  "commit_interval_seconds": 0.5, "evict_dead_members": True},
         "topics": topics, "groups": groups, "settle_seconds": 3.0,
         "state_dir": Path(os.environ.get("TMPDIR", "/tmp")) / f"judgeflow-state-{tag}",
         "log_level": "INFO",
@@ -49,57 +50,7 @@ def test_settings(bootstrap: str, **overrides: Any) -> Settings:
     return Settings(**base)
 
 
-def settings_env(settings: Settings) -> dict[str, str]:
-    """The JUDGEFLOW_* environment that reproduces ``settings`` in a subprocess."""
-    env: dict[str, str] = {}
-
-    def walk(prefix: str, value: Any) -> None:
-        if isinstance(value, Mapping):
-            if prefix.endswith("PRICES"):
-                env[prefix] = orjson.dumps(value).decode()
-                return
-            for k, v in value.items():
-                walk(f"{prefix}__{k.upper()}" if prefix else k.upper(), v)
-        elif isinstance(value, list | tuple):
-            env[prefix] = ",".join(str(v) for v in value)
-        elif value is not None:
-            env[prefix] = str(value)
-
-    walk("", settings.model_dump(mode="json"))
-    return {f"JUDGEFLOW_{k}": v for k, v in env.items()}
-
-
-class WorkerProcess:
-    """``judgeflow worker NAME`` in a subprocess; killed (whole group) when the test ends."""
-
-    def __init__(self, name: str, settings: Settings, log_path: Path,
-                 extra_env: Mapping[str, str] | None = None) -> None:
-        env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGEFLOW_")}
-        env.update(settings_env(settings))
-        env.update(extra_env or {})
-        self.log_path = log_path
-        self._log = open(log_path, "ab")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streams.cli.main", "worker", name], cwd=REPO, env=env,
-            stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-            start_new_session=True)
-
-    def kill(self, sig: int = signal.SIGKILL) -> None:
-        if self.proc.poll() is None:
-            with contextlib.suppress(ProcessLookupError):
-                os.killpg(self.proc.pid, sig)
-            try:
-                self.proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                os.killpg(self.proc.pid, signal.SIGKILL)
-                self.proc.wait(timeout=10)
-        self._log.close()
-
-    def stop(self) -> None:
-        self.kill(signal.SIGTERM)
-
-    def log_text(self) -> str:
-        return self.log_path.read_text(errors="replace")
+test_settings.__test__ = False  # type: ignore[attr-defined]  # a helper, not a test
 
 
 @contextlib.contextmanager
@@ -112,7 +63,8 @@ def worker(name: str, settings: Settings, tmp_path: Path, tag: str = "",
         proc.kill()
 
 
-async def produce(bootstrap: str, topic: str, records: Sequence[tuple[bytes | None, bytes]]) -> None:
+async def produce(bootstrap: str, topic: str,
+                  records: Sequence[tuple[bytes | None, bytes]]) -> None:
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5)
     await producer.start()
     try:
@@ -123,9 +75,11 @@ async def produce(bootstrap: str, topic: str, records: Sequence[tuple[bytes | No
 
 
 async def collect(bootstrap: str, topic: str, *, until: int | None = None,
-                  timeout: float = 60.0, quiet: float = 2.0) -> list[Any]:
-    """All records of ``topic`` from the beginning: stops when ``until`` records arrived
-    (then waits ``quiet`` seconds more for extras) or at ``timeout``."""
+                  timeout: float = 60.0, quiet: float = 2.0,
+                  done: Callable[[list[Any]], bool] | None = None) -> list[Any]:
+    """All records of ``topic`` from the beginning: stops when ``until`` records arrived or
+    ``done(records)`` is true (then waits ``quiet`` seconds more for extras) or at
+    ``timeout``."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await consumer.start()
     records: list[Any] = []
@@ -147,7 +101,9 @@ async def collect(bootstrap: str, topic: str, *, until: int | None = None,
             batch = await consumer.getmany(timeout_ms=200)
             for recs in batch.values():
                 records.extend(recs)
-            if until is not None and len(records) >= until and quiet_until is None:
+            finished = (until is not None and len(records) >= until) or (
+                done is not None and done(records))
+            if finished and quiet_until is None:
                 quiet_until = time.monotonic() + quiet
             if quiet_until is not None and time.monotonic() >= quiet_until:
                 break

@@ -41,8 +41,9 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     out = {"job": app.topic(t.judge_jobs, **RAW), "outcome": app.topic(t.cell_outcomes, **RAW)}
     out_names = {"job": t.judge_jobs, "outcome": t.cell_outcomes}
     dlq = app.topic(t.dlq(t.agent_answers), **RAW)
-    cells = app.Table("cells", default=None, partitions=partitions,
-                      schema=faust.Schema(**RAW))
+    # key_type/value_type bytes make Faust use the raw codec for the changelog as well.
+    cells = app.Table("cells", default=None, partitions=partitions, key_type=bytes,
+                      value_type=bytes, schema=faust.Schema(**RAW))
     ticked: dict[bytes, float] = {}
     tick_every = max(0.2, min(settings.settle_seconds / 4, 5.0))
 

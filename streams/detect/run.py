@@ -10,6 +10,7 @@ import faust
 from schemas.skill import load_skill
 from streams.app import base_app
 from streams.detect.agent import register_detect
+from streams.groups import evict_dead_members
 from streams.metrics import Metrics
 from streams.quirks import install_idle_fetch_backoff
 from streams.settings import Settings
@@ -22,6 +23,8 @@ def run_worker(settings: Settings) -> int:
     skill = load_skill(settings.skill_dir)  # fail fast on a broken skill folder
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     counts = asyncio.run(ensure_topics(settings))
+    if settings.kafka.evict_dead_members:
+        asyncio.run(evict_dead_members(settings.kafka.bootstrap_servers, settings.groups.detect))
     partitions = counts[settings.topics.agent_answers]
     metrics = Metrics.create()
     metrics.serve(settings.metrics_port)
@@ -31,6 +34,19 @@ def run_worker(settings: Settings) -> int:
     log.info("detect worker: %d criteria, %d partitions, expected agents %s, settle %.1fs",
              len(skill.criteria), partitions, ",".join(settings.expected_agents),
              settings.settle_seconds)
-    worker = faust.Worker(app, loglevel=settings.log_level, quiet=True)
+    worker = QuietWorker(app, loglevel=settings.log_level, quiet=True)
     worker.execute_from_commandline()
     return 0
+
+
+class QuietWorker(faust.Worker):
+    """A Faust worker without the terminal spinner.
+
+    At WARNING and above, Faust installs a spinner handler and lowers the root logger to DEBUG
+    so the spinner turns on every record: every debug call (including Faust's per-message
+    ``send: ... v=...`` record, which carries the value) is then built and discarded. That
+    cost a large share of the detector's CPU; it also wrote terminal control codes to logs.
+    """
+
+    def on_setup_root_logger(self, logger: logging.Logger, level: int) -> None:
+        self.spinner = None

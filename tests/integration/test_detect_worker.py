@@ -1,0 +1,108 @@
+"""The detect worker on the real embedded broker with the checked-in sample."""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+from collections import defaultdict
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from schemas.dlq import DeadLetterHeaders
+from schemas.skill import load_skill
+from streams.settings import Settings
+from streams.topics import ensure_topics
+from tests.helpers import collect, produce, test_settings, values, worker
+from tests.integration.sample import Sample, load_sample, reference_jobs
+
+pytestmark = pytest.mark.integration
+
+
+def by_cell(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
+    out: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for rec in records:
+        out[f"{rec['task_id']}|{rec['patient_id']}|{rec['field_id']}"].append(rec)
+    return out
+
+
+async def wait_all_decided(s: Settings, sample: Sample, timeout: float = 90) -> list[Any]:
+    """Outcome records until every truth cell has one (then a quiet period for extras)."""
+    def all_cells(records: list[Any]) -> bool:
+        return len({r.key for r in records}) >= len(sample.truth)
+
+    return await collect(s.kafka.bootstrap_servers, s.topics.cell_outcomes,
+                         done=all_cells, timeout=timeout, quiet=3.0)
+
+
+def assert_matches_truth(sample: Sample, jobs: list[dict[str, Any]],
+                         outcomes: list[dict[str, Any]]) -> None:
+    job_cells, outcome_cells = by_cell(jobs), by_cell(outcomes)
+    assert set(outcome_cells) == set(sample.truth), "every cell decided, no unknown cells"
+    assert set(job_cells) <= set(sample.truth)
+    wrong = {cell: (sorted({j["kind"] for j in job_cells.get(cell, [])}), t["job_kinds"])
+             for cell, t in sample.truth.items()
+             if sorted({j["kind"] for j in job_cells.get(cell, [])}) != t["job_kinds"]}
+    assert not wrong, f"job kinds differ from ground truth (got, want): {wrong}"
+    final = {cell: recs[-1]["outcome"] for cell, recs in outcome_cells.items()}
+    bad = {c: (final[c], t["outcome"]) for c, t in sample.truth.items() if final[c] != t["outcome"]}
+    assert not bad, f"final outcomes differ from ground truth (got, want): {bad}"
+
+
+def test_whole_sample_matches_ground_truth(bootstrap: str, tmp_path: Path) -> None:
+    sample = load_sample()
+    s = test_settings(bootstrap)
+    asyncio.run(ensure_topics(s))
+    with worker("detect", s, tmp_path) as w:
+        asyncio.run(produce(bootstrap, s.topics.agent_answers,
+                            sample.answers + [(None, m) for m in sample.malformed]))
+        outcomes = values(asyncio.run(wait_all_decided(s, sample)))
+        jobs_raw = asyncio.run(collect(bootstrap, s.topics.judge_jobs, timeout=10, quiet=1))
+        dlq = asyncio.run(collect(bootstrap, s.topics.dlq(s.topics.agent_answers),
+                                  until=len(sample.malformed), timeout=20))
+        assert w.alive, w.log_text()[-3000:]
+    jobs = values(jobs_raw)
+    assert_matches_truth(sample, jobs, outcomes)
+    # nothing else: one outcome per decision, one job per (cell, job id), no duplicate ids
+    assert len({j["job_id"] for j in jobs}) == len(jobs)
+    assert len({o["outcome_id"] for o in outcomes}) == len(outcomes)
+    # malformed records land in the DLQ untouched, with typed headers
+    assert sorted(r.value for r in dlq) == sorted(sample.malformed)
+    headers = [DeadLetterHeaders.from_kafka(r.headers) for r in dlq]
+    assert sorted(h.error_type for h in headers) == sorted(sample.malformed_types)
+    assert {h.source_topic for h in headers} == {s.topics.agent_answers}
+    # job ids are what an in-process reference run derives from the same inputs
+    skill = load_skill(s.skill_dir)
+    ref = reference_jobs(sample, skill, s.expected_agents, s.low_confidence_threshold)
+    assert {j["job_id"] for j in jobs} == set().union(*ref.values())
+
+
+def test_sigkill_mid_sample_loses_no_job(bootstrap: str, tmp_path: Path) -> None:
+    sample = load_sample()
+    s = test_settings(bootstrap)
+    asyncio.run(ensure_topics(s))
+    cells = sorted(sample.truth)
+    first, second = set(cells[: len(cells) // 2]), set(cells[len(cells) // 2:])
+    with worker("detect", s, tmp_path, tag="-1") as w1:
+        asyncio.run(produce(bootstrap, s.topics.agent_answers, sample.by_cells(first)))
+        asyncio.run(collect(bootstrap, s.topics.cell_outcomes, until=1, timeout=60, quiet=0))
+        w1.kill(signal.SIGKILL)  # mid-stream: outputs, state and offsets in flight
+    with worker("detect", s, tmp_path, tag="-2") as w2:
+        asyncio.run(produce(bootstrap, s.topics.agent_answers, sample.by_cells(second)))
+        outcomes = values(asyncio.run(wait_all_decided(s, sample, timeout=120)))
+        jobs = values(asyncio.run(collect(bootstrap, s.topics.judge_jobs, timeout=10, quiet=1)))
+        assert w2.alive, w2.log_text()[-3000:]
+    assert_matches_truth(sample, jobs, outcomes)
+    skill = load_skill(s.skill_dir)
+    ref = reference_jobs(sample, skill, s.expected_agents, s.low_confidence_threshold)
+    emitted: dict[str, set[str]] = defaultdict(set)
+    for cell, recs in by_cell(jobs).items():
+        emitted[cell] = {j["job_id"] for j in recs}
+    # no job id lost, none invented; duplicates (at-least-once) carry the same id
+    assert {c: ids for c, ids in emitted.items() if ids} == {c: i for c, i in ref.items() if i}
+    per_id: dict[str, set[bytes]] = defaultdict(set)
+    for j in jobs:
+        per_id[j["job_id"]].add(orjson.dumps({k: j[k] for k in ("kind", "answers", "normalized")}))
+    assert all(len(v) == 1 for v in per_id.values())
