@@ -23,7 +23,8 @@ def build_parser() -> argparse.ArgumentParser:
         "comes from JUDGEFLOW_* environment variables (see docs/configuration.md).",
     )
     parser.add_argument("--bootstrap-servers", metavar="HOST:PORT[,...]",
-                        help="Kafka bootstrap servers (default: $JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS)")
+                        help="Kafka bootstrap servers "
+                        "(default: $JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS)")
     parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default INFO)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for name in COMMANDS:
@@ -54,6 +55,10 @@ def main(argv: list[str] | None = None) -> int:
         level=settings.log_level, stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
     )
+    # aiokafka narrates every subscription and group join at INFO; keep it to problems.
+    logging.getLogger("aiokafka").setLevel(max(logging.WARNING, logging.root.level))
+    if args.command == "demo" and not args.log_level:
+        logging.root.setLevel(logging.WARNING)  # the demo prints its own progress
     try:
         return int(args.func(args, settings) or 0)
     except KeyboardInterrupt:

@@ -1,0 +1,176 @@
+"""``judgeflow demo``: the whole pipeline on an embedded broker with the bundled samples.
+
+Starts noida-db on a free loopback port, the detect, judge and debrief workers as child
+processes (exactly as ``judgeflow worker ...`` runs them), produces the sample answers
+(plus the malformed ones) and debrief requests, follows the output topics with progress
+lines, prints a summary and stops everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+from aiokafka import AIOKafkaConsumer, TopicPartition
+
+from streams.broker import EmbeddedBroker
+from streams.settings import Settings
+from streams.subproc import WorkerProcess
+from streams.topics import ensure_topics
+
+WORKERS = ("detect", "judge", "debrief")
+
+
+@dataclass
+class Seen:
+    """What the demo has read back from the output topics so far."""
+
+    outcomes: dict[str, dict[str, Any]] = field(default_factory=dict)  # cell -> last outcome
+    jobs: dict[str, dict[str, Any]] = field(default_factory=dict)  # job_id -> job
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # job_id -> result
+    evaluations: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_id -> eval
+    dead: Counter[tuple[str, str]] = field(default_factory=Counter)  # (topic, error.type)
+
+
+@dataclass(frozen=True)
+class Expect:
+    cells: int
+    requests: int
+
+
+def demo_settings(settings: Settings, bootstrap: str, state_dir: Path, settle: float,
+                  offline: bool) -> Settings:
+    use_claude = bool(os.environ.get("ANTHROPIC_API_KEY")) and not offline
+    kafka = settings.kafka.model_copy(update={
+        "bootstrap_servers": bootstrap, "idle_fetch_backoff_ms": 50, "evict_dead_members": True})
+    llm = settings.llm.model_copy(update={"provider": "anthropic" if use_claude else "offline"})
+    return settings.model_copy(update={"kafka": kafka, "llm": llm, "settle_seconds": settle,
+                                       "state_dir": state_dir})
+
+
+def input_batches(s: Settings) -> Iterator[tuple[str, Path, bool]]:
+    from agents.debrief.sampledata import REQUESTS_FILE
+    from streams.sampledata import DATA_DIR
+
+    yield s.topics.agent_answers, DATA_DIR / "answers.jsonl", False
+    yield s.topics.agent_answers, DATA_DIR / "answers.malformed.jsonl", True
+    yield s.topics.debrief_requests, REQUESTS_FILE, False
+
+
+def expectations() -> Expect:
+    from agents.debrief.sampledata import REQUESTS_FILE
+    from streams.sampledata import DATA_DIR
+
+    cells = len((DATA_DIR / "truth.jsonl").read_bytes().splitlines())
+    requests = len([ln for ln in REQUESTS_FILE.read_bytes().splitlines() if ln.strip()])
+    return Expect(cells, requests)
+
+
+def absorb(s: Settings, seen: Seen, rec: Any) -> None:
+    t = s.topics
+    if rec.topic.endswith(".dlq"):
+        headers = {k: v.decode("utf-8", "replace") for k, v in rec.headers or ()}
+        seen.dead[(rec.topic, headers.get("error.type", "?"))] += 1
+        return
+    value = orjson.loads(rec.value)
+    if rec.topic == t.cell_outcomes:
+        seen.outcomes[rec.key.decode()] = value
+    elif rec.topic == t.judge_jobs:
+        seen.jobs[value["job_id"]] = value
+    elif rec.topic == t.judge_results:
+        seen.results[value["job_id"]] = value
+    elif rec.topic == t.case_evaluations:
+        seen.evaluations[value["request_id"]] = value
+
+
+def complete(seen: Seen, expect: Expect, s: Settings) -> bool:
+    debrief_dead = sum(n for (topic, _), n in seen.dead.items()
+                       if topic == s.topics.dlq(s.topics.debrief_requests))
+    return (len(seen.outcomes) >= expect.cells and bool(seen.jobs)
+            and set(seen.jobs) <= set(seen.results)
+            and len(seen.evaluations) + debrief_dead >= expect.requests)
+
+
+async def follow(s: Settings, expect: Expect, timeout: float, progress: Any) -> tuple[Seen, bool]:
+    t = s.topics
+    topics = [t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations,
+              t.dlq(t.agent_answers), t.dlq(t.judge_jobs), t.dlq(t.debrief_requests)]
+    consumer = AIOKafkaConsumer(bootstrap_servers=s.kafka.bootstrap_servers,
+                                enable_auto_commit=False)
+    await consumer.start()
+    seen = Seen()
+    try:
+        await consumer._client.force_metadata_update()
+        tps = [TopicPartition(name, p) for name in topics
+               for p in sorted(consumer.partitions_for_topic(name) or ())]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        deadline = time.monotonic() + timeout
+        last = 0.0
+        while time.monotonic() < deadline:
+            batch = await consumer.getmany(timeout_ms=300, max_records=2000)
+            for records in batch.values():
+                for rec in records:
+                    absorb(s, seen, rec)
+            if complete(seen, expect, s):
+                progress(seen, expect, final=True)
+                return seen, True
+            if time.monotonic() - last >= 2.0:
+                progress(seen, expect, final=False)
+                last = time.monotonic()
+        return seen, False
+    finally:
+        await consumer.stop()
+
+
+@contextlib.contextmanager
+def workers(s: Settings, log_dir: Path) -> Iterator[list[WorkerProcess]]:
+    procs = [WorkerProcess(name, s, log_dir / f"{name}.log") for name in WORKERS]
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            proc.stop()
+
+
+def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
+        out: Any, produce_fn: Any) -> int:
+    from streams.demo_report import progress_line, report
+
+    work = Path(tempfile.mkdtemp(prefix="judgeflow-demo-"))
+    print(f"judgeflow demo: starting the embedded broker (logs in {work})", file=out, flush=True)
+    with EmbeddedBroker(data_dir=work / "broker") as broker:
+        s = demo_settings(settings, broker.bootstrap, work / "state", settle, offline)
+        print(f"  broker {broker.bootstrap}; LLM provider: {s.llm.provider}"
+              f"{' (' + s.llm.model + ')' if s.llm.provider == 'anthropic' else ''}",
+              file=out, flush=True)
+        asyncio.run(ensure_topics(s))
+        expect = expectations()
+        with workers(s, work) as procs:
+            for topic, path, raw in input_batches(s):
+                sent, rejected = asyncio.run(produce_fn(s, topic, path.read_bytes().splitlines(),
+                                                         raw))
+                print(f"  produced {sent} record(s) from {path.name} to {topic}"
+                      f"{f' ({rejected} rejected)' if rejected else ''}", file=out, flush=True)
+            seen, ok = asyncio.run(follow(s, expect, timeout,
+                                          lambda se, ex, final: print(
+                                              progress_line(se, ex, final), file=out,
+                                              flush=True)))
+            dead = [p.name for p in procs if not p.alive]
+        report(seen, s, out)
+        if not ok or dead:
+            print(f"\njudgeflow demo: incomplete after {timeout:.0f}s"
+                  f"{'; workers that died: ' + ', '.join(dead) if dead else ''}. "
+                  f"Worker logs: {work}", file=out, flush=True)
+            return 1
+    print(f"\njudgeflow demo: done. Worker logs: {work}", file=out, flush=True)
+    return 0
