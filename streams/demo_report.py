@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -19,7 +20,7 @@ def progress_line(seen: Seen, expect: Expect, final: bool) -> str:
             f"dead letters {sum(seen.dead.values())}")
 
 
-def table(title: str, rows: list[tuple[str, ...]], headers: tuple[str, ...]) -> str:
+def table(title: str, rows: Sequence[Sequence[object]], headers: tuple[str, ...]) -> str:
     widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=False)]
     line = "  ".join("-" * w for w in widths)
     fmt = "  ".join(f"{{:<{w}}}" for w in widths)
