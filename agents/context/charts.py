@@ -2,11 +2,16 @@
 
 Ids come from events, so every path is built with :func:`schemas.skill.safe_child`; a
 patient or note id that could escape the charts folder is refused (treated as absent).
+
+A patient's notes are cached (up to ``cache_size`` patients) and re-read when the folder's
+listing or any note's size or modification time changes, so one stat per note replaces
+path resolution and reading for every cell of the same patient.
 """
 
 from __future__ import annotations
 
 import logging
+from collections import OrderedDict
 from pathlib import Path
 
 from schemas.base import check_safe_id
@@ -15,9 +20,14 @@ from schemas.skill import SkillError, safe_child
 log = logging.getLogger(__name__)
 
 
+Signature = tuple[tuple[str, int, int], ...]
+
+
 class ChartStore:
-    def __init__(self, root: Path) -> None:
+    def __init__(self, root: Path, cache_size: int = 256) -> None:
         self.root = root.resolve()
+        self.cache_size = cache_size
+        self._cache: OrderedDict[str, tuple[Signature, dict[str, str]]] = OrderedDict()
 
     def _patient_dir(self, patient_id: str) -> Path | None:
         try:
@@ -49,11 +59,29 @@ class ChartStore:
             return None
         return path.read_text(encoding="utf-8", errors="replace") if path.is_file() else None
 
+    def _signature(self, folder: Path) -> Signature:
+        sig = []
+        for path in sorted(folder.glob("*.txt")):
+            st = path.stat()
+            sig.append((path.name, st.st_mtime_ns, st.st_size))
+        return tuple(sig)
+
     def notes(self, patient_id: str) -> dict[str, str]:
         """Every note of a patient by note id (empty when the patient has no folder)."""
+        folder = self._patient_dir(patient_id)
+        if folder is None:
+            return {}
+        sig = self._signature(folder)
+        cached = self._cache.get(patient_id)
+        if cached is not None and cached[0] == sig:
+            self._cache.move_to_end(patient_id)
+            return cached[1]
         out = {}
         for note_id in self.note_ids(patient_id):
             text = self.note(patient_id, note_id)
             if text is not None:
                 out[note_id] = text
+        self._cache[patient_id] = (sig, out)
+        while len(self._cache) > self.cache_size:
+            self._cache.popitem(last=False)
         return out

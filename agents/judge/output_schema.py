@@ -8,6 +8,8 @@ stays the contract's; code re-validates every answer against the model anyway.
 
 from __future__ import annotations
 
+import copy
+from functools import cache
 from typing import Any
 
 from schemas.chart_review import JudgeAnalysis
@@ -35,7 +37,14 @@ def _tighten(node: Any) -> Any:
     return out
 
 
-def judge_output_schema() -> dict[str, Any]:
+@cache
+def shared_schema() -> dict[str, Any]:
+    """The one cached instance (for requests, which never mutate it)."""
     schema = _tighten(JudgeAnalysis.model_json_schema(mode="validation"))
     schema["properties"]["suggested_answer"] = _ANSWER
     return dict(schema)
+
+
+def judge_output_schema() -> dict[str, Any]:
+    """A fresh copy (callers may not mutate the cached one)."""
+    return copy.deepcopy(shared_schema())

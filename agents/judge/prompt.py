@@ -14,7 +14,7 @@ import json
 from typing import Any
 
 from agents.context.assemble import CaseContext
-from agents.judge.output_schema import judge_output_schema
+from agents.judge.output_schema import shared_schema
 from agents.providers.base import LLMRequest, SystemBlock
 from schemas.chart_review import JudgeJob
 from schemas.skill import Criterion, Skill
@@ -136,7 +136,7 @@ def build_request(skill: Skill, criterion: Criterion, job: JudgeJob, context: Ca
     return LLMRequest(system=system,
                       messages=({"role": "user", "content": case_text(job, context)},),
                       max_tokens=max_tokens,
-                      output_schema=judge_output_schema() if structured else None,
+                      output_schema=shared_schema() if structured else None,
                       labels={"worker": "judge"})
 
 

@@ -66,6 +66,7 @@ def make_handler(judge: Judge, ledger: ResultLedger, results_topic: str) -> Any:
 async def serve(settings: Settings, provider: Provider | None = None,
                 stop: asyncio.Event | None = None, metrics: Metrics | None = None) -> None:
     """Run the judge worker until ``stop`` is set (or SIGTERM/SIGINT)."""
+    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     skill = load_skill(settings.skill_dir)
     await ensure_topics(settings)
     metrics = metrics or Metrics.create()
@@ -102,7 +103,6 @@ async def _stop_when(event: asyncio.Event, worker: ConcurrentWorker) -> None:
 
 
 def run_worker(settings: Settings) -> int:
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     metrics = Metrics.create()
     metrics.serve(settings.metrics_port)
     try:

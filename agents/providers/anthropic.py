@@ -116,11 +116,12 @@ class AnthropicProvider:
     name = "anthropic"
 
     def __init__(self, settings: LLMSettings, *, client: Any = None,
-                 budget: Budget | None = None, base_url: str | None = None) -> None:
+                 budget: Budget | None = None, base_url: str | None = None,
+                 api_key: str | None = None) -> None:
         self.settings = settings
         self.model = settings.model
         self.client = client or anthropic.AsyncAnthropic(
-            base_url=base_url, max_retries=settings.sdk_max_retries,
+            api_key=api_key, base_url=base_url, max_retries=settings.sdk_max_retries,
             timeout=settings.deadline_seconds)
         policy = RetryPolicy(settings.deadline_seconds, settings.max_attempts,
                              settings.backoff_base_seconds, settings.backoff_max_seconds)

@@ -44,11 +44,13 @@ class OfflineProvider:
                        "heuristic", retryable=False)
 
 
-def make_provider(settings: Settings, *, base_url: str | None = None) -> Provider:
+def make_provider(settings: Settings, *, base_url: str | None = None,
+                  api_key: str | None = None) -> Provider:
+    """``base_url``/``api_key`` default to ``ANTHROPIC_BASE_URL``/``ANTHROPIC_API_KEY``."""
     if settings.llm.provider == "anthropic":
         from agents.providers.anthropic import AnthropicProvider
 
-        return AnthropicProvider(settings.llm, base_url=base_url)
+        return AnthropicProvider(settings.llm, base_url=base_url, api_key=api_key)
     return OfflineProvider()
 
 

@@ -40,3 +40,12 @@ def test_windows_merge_and_respect_the_limit() -> None:
     assert windows(100, [5], 200) == [(0, 100)]
     spans = windows(10_000, [100, 150, 9000], 900)
     assert sum(e - s for s, e in spans) <= 900 and len(spans) == 2
+
+
+def test_a_changed_note_is_read_again(tmp_path: Path) -> None:
+    store = ChartStore(write_charts(tmp_path))
+    assert store.notes("p001")["n03"] == NOTES["n03"]
+    (tmp_path / "charts" / "p001" / "n03.txt").write_text("MEDICATIONS: none.\n")
+    (tmp_path / "charts" / "p001" / "n05.txt").write_text("new note\n")
+    notes = store.notes("p001")
+    assert notes["n03"] == "MEDICATIONS: none.\n" and notes["n05"] == "new note\n"
