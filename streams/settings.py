@@ -116,6 +116,9 @@ class Settings(BaseSettings):
     #: A numeric confidence below this counts as low confidence.
     low_confidence_threshold: float = Field(default=0.5, ge=0, le=1)
     metrics_port: int = Field(default=0, ge=0, le=65535)
+    #: Address the Prometheus endpoint binds. Loopback by default; containers set 0.0.0.0
+    #: (the image does) so that Prometheus can scrape them.
+    metrics_host: str = "127.0.0.1"
     #: Faust web/data directory for worker state (table caches). Never the CWD by default.
     state_dir: Path = Path("var/state")
     log_level: str = "INFO"

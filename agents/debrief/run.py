@@ -50,6 +50,6 @@ async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
 def run_worker(settings: Settings) -> int:
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     metrics = Metrics.create()
-    metrics.serve(settings.metrics_port)
+    metrics.serve(settings.metrics_port, settings.metrics_host)
     asyncio.run(serve(settings, metrics))
     return 0

@@ -104,7 +104,7 @@ async def _stop_when(event: asyncio.Event, worker: ConcurrentWorker) -> None:
 
 def run_worker(settings: Settings) -> int:
     metrics = Metrics.create()
-    metrics.serve(settings.metrics_port)
+    metrics.serve(settings.metrics_port, settings.metrics_host)
     try:
         asyncio.run(serve(settings, metrics=metrics))
     except AgentsError as exc:

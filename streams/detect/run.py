@@ -27,7 +27,7 @@ def run_worker(settings: Settings) -> int:
         asyncio.run(evict_dead_members(settings.kafka.bootstrap_servers, settings.groups.detect))
     partitions = counts[settings.topics.agent_answers]
     metrics = Metrics.create()
-    metrics.serve(settings.metrics_port)
+    metrics.serve(settings.metrics_port, settings.metrics_host)
     (settings.state_dir / settings.groups.detect).mkdir(parents=True, exist_ok=True)
     app = base_app(settings, settings.groups.detect, partitions)
     register_detect(app, settings, skill, metrics, partitions)
