@@ -12,9 +12,6 @@ table of known Claude models below (matched by prefix), then ``llm.default_price
 
 from __future__ import annotations
 
-import os
-from collections.abc import Mapping
-
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from streams.settings import LLMSettings, PriceSettings, Settings
@@ -56,12 +53,6 @@ def make_provider(settings: Settings, *, base_url: str | None = None,
 
 def is_offline(provider: Provider) -> bool:
     return provider.name == "offline"
-
-
-def preferred_provider(settings: Settings, env: Mapping[str, str] | None = None) -> str:
-    """For ``judgeflow demo``: Claude when ``ANTHROPIC_API_KEY`` is set, else the setting."""
-    env = os.environ if env is None else env
-    return "anthropic" if env.get("ANTHROPIC_API_KEY") else settings.llm.provider
 
 
 def price_for(model: str, llm: LLMSettings) -> PriceSettings:

@@ -176,6 +176,17 @@ class FakeAnthropic:
 MODES: dict[str, Responder] = {"ok": _default_responder}
 
 
+def _judge_ok(body: dict[str, Any]) -> Reply:
+    """A JudgeAnalysis that is valid for any criterion (the judge worker accepts it)."""
+    return Reply.message(text=json.dumps({
+        "suggested_answer": None, "reasoning": "The evidence in the notes is mixed.",
+        "evidence_pointers": [], "agent_correctness": "n_a",
+        "classification_hint": "true_ambiguity", "judge_confidence": "low"}))
+
+
+MODES["judge-ok"] = _judge_ok
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Run the fake Anthropic Messages API.")
     parser.add_argument("--port", type=int, default=0)
