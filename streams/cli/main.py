@@ -13,7 +13,7 @@ from streams.errors import StreamsError
 from streams.settings import Settings
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
-COMMANDS = ("demo", "broker", "worker", "produce", "tail", "schemas", "bench")
+COMMANDS = ("demo", "broker", "worker", "produce", "tail", "schemas", "bench", "config")
 
 
 def build_parser() -> argparse.ArgumentParser:
