@@ -113,6 +113,8 @@ class Settings(BaseSettings):
     #: How long a decided cell is kept so that a superseding re-run can be re-decided.
     retention_seconds: float = Field(default=3600.0, ge=0)
     expected_agents: Annotated[tuple[str, ...], NoDecode] = ("default", "skeptical")
+    #: Per-task override of the expected agents (JSON: ``{"task-a": ["x", "y", "z"]}``).
+    expected_agents_by_task: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: A numeric confidence below this counts as low confidence.
     low_confidence_threshold: float = Field(default=0.5, ge=0, le=1)
     metrics_port: int = Field(default=0, ge=0, le=65535)

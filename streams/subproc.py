@@ -23,7 +23,7 @@ from streams.broker import die_with_parent
 from streams.settings import Settings
 
 #: Settings fields that are dicts of models and travel as one JSON value.
-_JSON_FIELDS = ("PRICES",)
+_JSON_FIELDS = ("PRICES", "EXPECTED_AGENTS_BY_TASK")
 
 
 def settings_env(settings: Settings) -> dict[str, str]:

@@ -34,7 +34,8 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                     partitions: int) -> DetectProcessor:
     t = settings.topics
     cfg = Settle(settings.expected_agents, settings.settle_seconds,
-                 settings.retention_seconds, settings.low_confidence_threshold)
+                 settings.retention_seconds, settings.low_confidence_threshold,
+                 settings.expected_agents_by_task)
     proc = DetectProcessor(skill, cfg)
     channel = app.topic(t.agent_answers, t.detect_ticks, partitions=partitions, **RAW)
     ticks = app.topic(t.detect_ticks, partitions=partitions, **RAW)

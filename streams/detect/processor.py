@@ -114,7 +114,7 @@ class DetectProcessor:
         first = answers[0]
         criterion = self.skill.criterion(first.field_id)
         assert criterion is not None  # checked on entry
-        decision = decide(answers, criterion.answer_schema, self.cfg.expected_agents,
+        decision = decide(answers, criterion.answer_schema, self.cfg.agents_for(first.task_id),
                           self.cfg.low_confidence_threshold)
         if decision.inputs_id == state.last_inputs_id:
             return Step(state, (), "unchanged")

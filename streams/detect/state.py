@@ -15,6 +15,7 @@ committed), the outputs are re-sent with the same ids rather than lost. Duplicat
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -32,6 +33,11 @@ class Settle:
     settle_seconds: float
     retention_seconds: float
     low_confidence_threshold: float
+    #: Tasks whose rubric is answered by a different set of agents.
+    agents_by_task: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+
+    def agents_for(self, task_id: str) -> tuple[str, ...]:
+        return tuple(self.agents_by_task.get(task_id, self.expected_agents))
 
 
 @dataclass(frozen=True)
@@ -109,7 +115,7 @@ def apply_answer(state: CellState | None, answer: AgentAnswer, source: tuple[str
         return Applied(replace(state, seen_events=seen), False, "stale")
     answers = {**state.answers, answer.agent_id: answer.model_dump(mode="json")}
     new = replace(state, answers=answers, seen_events=seen)
-    complete = all(a in answers for a in cfg.expected_agents)
+    complete = all(a in answers for a in cfg.agents_for(answer.task_id))
     note = "superseded" if current is not None else "new"
     # A decided cell is re-decided on any change; a pending one once every agent answered.
     return Applied(new, complete or new.decided, note)

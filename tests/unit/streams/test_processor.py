@@ -180,3 +180,18 @@ def test_bad_records_are_typed(skill: Skill, value: bytes, error_type: str) -> N
         DetectProcessor(skill, CFG).validate(value)
     assert err.value.error_type == error_type
     assert "../etc" not in err.value.message  # never echo input values
+
+
+def test_expected_agents_can_differ_per_task(skill: Skill) -> None:
+    cfg = Settle(("default", "skeptical"), 30, 100, 0.5, {"t": ("default", "skeptical", "third")})
+    proc = DetectProcessor(skill, cfg)
+    state = None
+    for offset, agent in enumerate(("default", "skeptical")):
+        step = proc.on_answer(proc.validate(raw(agent, True, event=agent)), (TOPIC, 0, offset),
+                              state, 0.0)
+        state = step.state
+        assert step.emits == ()  # "third" is still expected for task "t"
+    step = proc.on_answer(proc.validate(raw("third", False, event="x")), (TOPIC, 0, 2), state, 0.0)
+    outcome = orjson.loads(step.emits[-1].value)
+    assert outcome["outcome"] == "disagreement"
+    assert outcome["agents"] == ["default", "skeptical", "third"]
