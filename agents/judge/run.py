@@ -67,12 +67,12 @@ async def serve(settings: Settings, provider: Provider | None = None,
                 stop: asyncio.Event | None = None, metrics: Metrics | None = None) -> None:
     """Run the judge worker until ``stop`` is set (or SIGTERM/SIGINT)."""
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
-    skill = load_skill(settings.skill_dir)
-    await ensure_topics(settings)
-    metrics = metrics or Metrics.create()
+    skill = load_skill(settings.skill_dir)  # fail fast: a broken skill or missing key
     provider = provider or make_provider(settings)
     if getattr(provider, "has_credentials", True) is False:
         raise AgentsError("llm.provider is anthropic but ANTHROPIC_API_KEY is not set")
+    await ensure_topics(settings)
+    metrics = metrics or Metrics.create()
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics)
     ledger = ResultLedger()
     await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)

@@ -1,0 +1,43 @@
+"""Worker edges that need no broker: decoding jobs, refusing to start without a key."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agents.errors import AgentsError
+from agents.judge.run import decode_job, run_worker, serve
+from streams.errors import BadRecord
+from streams.settings import Settings
+from tests.unit.agents.judge.fixtures import disagreement, write_charts, write_skill
+
+
+def test_a_record_that_is_not_a_judge_job_is_a_bad_record() -> None:
+    job = disagreement()
+    assert decode_job(job.model_dump_json().encode()) == job
+    for raw in (b"{not json", b'{"job_id": "x"}', None):
+        with pytest.raises(BadRecord) as err:
+            decode_job(raw)
+        assert err.value.error_type == "invalid_judge_job"
+
+
+async def test_anthropic_without_a_key_refuses_to_start(tmp_path: Path,
+                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    settings = Settings(llm={"provider": "anthropic"}, skill_dir=write_skill(tmp_path),
+                        charts_dir=write_charts(tmp_path),
+                        kafka={"bootstrap_servers": "127.0.0.1:1"})
+    with pytest.raises(AgentsError, match="ANTHROPIC_API_KEY"):
+        await serve(settings)
+
+
+def test_run_worker_exits_2_without_a_key(tmp_path: Path,
+                                          monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    monkeypatch.delenv("ANTHROPIC_AUTH_TOKEN", raising=False)
+    settings = Settings(llm={"provider": "anthropic"}, skill_dir=write_skill(tmp_path),
+                        charts_dir=write_charts(tmp_path),
+                        kafka={"bootstrap_servers": "127.0.0.1:1"})
+    assert run_worker(settings) == 2
