@@ -44,7 +44,9 @@ class DeadLetterHeaders(Frozen):
         ]
 
     @classmethod
-    def from_kafka(cls, headers: Iterable[tuple[str, bytes]] | Mapping[str, bytes]) -> DeadLetterHeaders:
+    def from_kafka(
+        cls, headers: Iterable[tuple[str, bytes]] | Mapping[str, bytes]
+    ) -> DeadLetterHeaders:
         items = headers.items() if isinstance(headers, Mapping) else headers
         h = {k: v.decode("utf-8", "replace") for k, v in items}
         return cls(
@@ -58,7 +60,8 @@ class DeadLetterHeaders(Frozen):
 
 
 def dead_letter_headers(
-    error_type: str, message: str, topic: str, partition: int, offset: int, now: datetime | None = None
+    error_type: str, message: str, topic: str, partition: int, offset: int,
+    now: datetime | None = None,
 ) -> list[tuple[str, bytes]]:
     """Headers for a dead letter; ``now`` is injectable for tests."""
     return DeadLetterHeaders(

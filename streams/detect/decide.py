@@ -31,7 +31,8 @@ class Normalized:
     def fingerprint(self) -> str:
         """What the decision depends on for this agent (not event or run ids)."""
         return orjson.dumps(
-            [self.answer.agent_id, self.signature, to_json_value(self.canonical), self.low_confidence]
+            [self.answer.agent_id, self.signature, to_json_value(self.canonical),
+             self.low_confidence]
         ).decode()
 
 
@@ -101,7 +102,8 @@ def decide(
         reasons.append("settle window elapsed without " + ", ".join(missing))
 
     key = cell_key(ranked[0].task_id, ranked[0].patient_id, ranked[0].field_id)
-    inputs_id = derive_id(key, *sorted(n.fingerprint() for n in norm), "missing=" + ",".join(missing))
+    fingerprints = sorted(n.fingerprint() for n in norm)
+    inputs_id = derive_id(key, *fingerprints, "missing=" + ",".join(missing))
     job_kind = kinds[0] if kinds else None
     outcome: OutcomeKind = "agent_missing" if missing else (job_kind or "agreement")
     return Decision(outcome, job_kind, tuple(kinds), tuple(reasons), norm, missing, inputs_id)

@@ -74,6 +74,10 @@ def _canon_enum(raw: Any, allowed: tuple[Any, ...]) -> Any:
     return None
 
 
+def _squash(text: str) -> str:
+    return text.replace(" ", "").lower()
+
+
 def _canon_number(raw: Any, unit: str | None) -> Any:
     if isinstance(raw, bool):
         return None
@@ -84,7 +88,7 @@ def _canon_number(raw: Any, unit: str | None) -> Any:
         if not match:
             return None
         suffix = match.group(2)
-        if suffix and (unit is None or suffix.replace(" ", "").lower() != unit.replace(" ", "").lower()):
+        if suffix and (unit is None or _squash(suffix) != _squash(unit)):
             return None
         value = float(match.group(1))
     else:
