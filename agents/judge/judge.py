@@ -3,12 +3,13 @@
 * ``type_drift`` -> decided in code from the answer schema (no LLM call).
 * unknown criterion, no answers, no notes for the patient -> ``fallback`` without a call.
 * offline provider -> the deterministic heuristic, validated like a model answer.
-* LLM: one request; ``refusal`` -> fallback; ``max_tokens`` -> asked once more with twice the
-  token budget; an answer that fails validation (unparsable, missing/unknown keys, answer
-  outside the schema ...) -> one repair round-trip that shows the model its answer and the
-  problems, then fallback. An :class:`LLMError` (after the provider's bounded retries) ->
-  fallback. Non-fatal problems (unknown note ids, unverified quotes ...) are repaired or
-  flagged in place and listed in ``validation``.
+* LLM: one request; ``refusal`` (or ``model_context_window_exceeded``) -> fallback;
+  ``max_tokens`` -> asked once more with twice the token budget; an answer that fails
+  validation (unparsable, missing/unknown keys, answer outside the schema ...) -> one repair
+  round-trip that shows the model its answer and the problems, then fallback. An
+  :class:`LLMError` (after the provider's bounded retries) -> fallback. Non-fatal problems
+  (unknown note ids, unverified quotes ...) are repaired or flagged in place and listed in
+  ``validation``.
 """
 
 from __future__ import annotations
@@ -39,6 +40,9 @@ from streams.settings import Settings
 
 log = logging.getLogger(__name__)
 WORKER = "judge"
+#: stop reasons after which the answer is not used (max_tokens is first retried once)
+_UNUSABLE = {"refusal": "declined to answer", "max_tokens": "ran out of tokens",
+             "model_context_window_exceeded": "ran out of context window"}
 
 
 def fallback_analysis(reason: str) -> JudgeAnalysis:
@@ -153,9 +157,9 @@ class Judge:
             repaired = True
             resp = await self._call(dataclasses.replace(
                 request, max_tokens=2 * request.max_tokens), run)
-        if resp.stop_reason in ("refusal", "max_tokens"):
-            what = "declined to answer" if resp.stop_reason == "refusal" else "ran out of tokens"
-            run.fail(resp.stop_reason, f"the model {what} (stop_reason {resp.stop_reason})")
+        if resp.stop_reason in _UNUSABLE:
+            run.fail(resp.stop_reason, f"the model {_UNUSABLE[resp.stop_reason]} "
+                     f"(stop_reason {resp.stop_reason})")
             return None
         check = self._check(resp, criterion, notes, job)
         if check.analysis is not None or repaired:
@@ -169,7 +173,7 @@ class Judge:
             run.problems += check.problems
             raise
         second = self._check(resp2, criterion, notes, job) if resp2.stop_reason not in (
-            "refusal", "max_tokens") else Check(None, (problem(
+            _UNUSABLE) else Check(None, (problem(
                 resp2.stop_reason, f"repair answer ended with {resp2.stop_reason}", "fallback"),))
         if second.analysis is not None:
             run.problems += [p.model_copy(update={"action": "repaired"})

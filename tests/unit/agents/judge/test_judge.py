@@ -137,12 +137,15 @@ async def test_max_tokens_twice_is_a_fallback(fake: FakeAnthropic, skill: Skill,
     assert r.usage.llm_calls == 2
 
 
+@pytest.mark.parametrize(("reason", "says"), [
+    ("refusal", "declined"), ("model_context_window_exceeded", "context window")])
 async def test_a_refusal_is_a_fallback_without_retry(fake: FakeAnthropic, skill: Skill,
-                                                     store: ChartStore) -> None:
-    fake.enqueue(Reply.message(text="", stop_reason="refusal", output_tokens=3))
+                                                     store: ChartStore, reason: str,
+                                                     says: str) -> None:
+    fake.enqueue(Reply.message(text="", stop_reason=reason, output_tokens=3))
     r = await make_judge(fake, skill, store).judge(disagreement())
-    assert r.status == "fallback" and kinds(r) == [("refusal", "fallback")]
-    assert "declined" in r.analysis.reasoning and r.usage.output_tokens == 3
+    assert r.status == "fallback" and kinds(r) == [(reason, "fallback")]
+    assert says in r.analysis.reasoning and r.usage.output_tokens == 3
     assert len(fake.message_requests()) == 1
 
 
