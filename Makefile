@@ -7,10 +7,11 @@ bootstrap:
 demo: bootstrap
 	.venv/bin/judgeflow demo
 
+# Lint first, tests last: pytest's summary line is the closing line CI reads.
 test: bootstrap
-	.venv/bin/python -m pytest -q -p no:cacheprovider
 	.venv/bin/ruff check .
 	.venv/bin/mypy schemas streams agents
+	.venv/bin/python -m pytest -q -p no:cacheprovider
 
 lint: bootstrap
 	.venv/bin/ruff check .
