@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from agents.context.assemble import gather
 from agents.context.charts import ChartStore
@@ -122,7 +123,6 @@ class Phase:
 
 async def _phase(settings: Settings, url: str, jobs: list[JudgeJob], timeout: float) -> Phase:
     from streams.topics import ensure_topics
-    from tests.helpers import collect, produce
 
     tag = uuid.uuid4().hex[:8]
     topics = {k: f"bench{tag}.{v}" for k, v in TopicSettings().model_dump().items()}
@@ -131,21 +131,43 @@ async def _phase(settings: Settings, url: str, jobs: list[JudgeJob], timeout: fl
         "groups": settings.groups.model_copy(update={"judge": f"bench{tag}-judge"})})
     bs = s.kafka.bootstrap_servers
     await ensure_topics(s)
-    await produce(bs, s.topics.judge_jobs,
-                  [(j.key.encode(), j.model_dump_json().encode()) for j in jobs])
+    producer = AIOKafkaProducer(bootstrap_servers=bs, acks="all", linger_ms=5)
+    await producer.start()
+    try:
+        sent = [await producer.send(s.topics.judge_jobs, key=j.key.encode(),
+                                    value=j.model_dump_json().encode()) for j in jobs]
+        await asyncio.gather(*sent)
+    finally:
+        await producer.stop()
     stop = asyncio.Event()
     provider = make_provider(s, base_url=url, api_key="bench")
     task = asyncio.create_task(serve(s, provider, stop=stop))
     try:
-        records = await collect(bs, s.topics.judge_results, until=len(jobs), timeout=timeout,
-                                quiet=0.5)
+        results = await _read(bs, s.topics.judge_results, len(jobs), timeout)
     finally:
         stop.set()
         await asyncio.wait_for(task, 60)
-    results = [orjson.loads(r.value) for r in records]
     if len(results) < len(jobs):
         raise SystemExit(f"judgeflow bench judge: only {len(results)}/{len(jobs)} results")
     return Phase(results)
+
+
+async def _read(bootstrap: str, topic: str, n: int, timeout: float) -> list[dict[str, Any]]:
+    """The first ``n`` records of ``topic`` (from the beginning), or fewer at ``timeout``."""
+    consumer = AIOKafkaConsumer(topic, bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                auto_offset_reset="earliest")
+    await consumer.start()
+    out: list[dict[str, Any]] = []
+    try:
+        async with asyncio.timeout(timeout):
+            while len(out) < n:
+                batch = await consumer.getmany(timeout_ms=200)
+                out += [orjson.loads(r.value) for recs in batch.values() for r in recs]
+    except TimeoutError:
+        pass
+    finally:
+        await consumer.stop()
+    return out
 
 
 def judge_requests(settings: Settings, jobs: list[JudgeJob]) -> list[LLMRequest]:
