@@ -181,14 +181,19 @@ class ConcurrentWorker:
             for tp, offset in offsets.items():
                 self._parts[tp].committed = offset
 
-    async def _drain(self, timeout: float = 30.0) -> None:
+    @property
+    def drain_seconds(self) -> float:
+        """How long a stop or rebalance waits for in-flight records: one LLM deadline."""
+        return self.settings.llm.deadline_seconds + 5.0
+
+    async def _drain(self) -> None:
         if self._tasks:
-            await asyncio.wait(set(self._tasks), timeout=timeout)
+            await asyncio.wait(set(self._tasks), timeout=self.drain_seconds)
 
     async def on_revoked(self, revoked: Sequence[TopicPartition]) -> None:
         mine = [t for t in self._tasks]
         if mine:
-            await asyncio.wait(mine, timeout=30.0)
+            await asyncio.wait(mine, timeout=self.drain_seconds)
         with contextlib.suppress(Exception):
             await self._commit(revoked)
         for tp in revoked:
