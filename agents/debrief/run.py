@@ -11,7 +11,8 @@ import signal
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
 from agents.debrief.seen import ids_on_topic
-from agents.providers.factory import make_provider
+from agents.errors import AgentsError
+from agents.providers.factory import make_provider, require_credentials
 from streams.metrics import Metrics
 from streams.quirks import install_idle_fetch_backoff
 from streams.runner import ConcurrentWorker
@@ -23,8 +24,9 @@ log = logging.getLogger(__name__)
 
 async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
     metrics = metrics or Metrics.create()
-    await ensure_topics(settings)
     provider = make_provider(settings)
+    require_credentials(provider)  # fail fast, before touching the broker
+    await ensure_topics(settings)
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
     seen = await ids_on_topic(settings.kafka.bootstrap_servers, topics.case_evaluations,
@@ -51,5 +53,9 @@ def run_worker(settings: Settings) -> int:
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     metrics = Metrics.create()
     metrics.serve(settings.metrics_port, settings.metrics_host)
-    asyncio.run(serve(settings, metrics))
+    try:
+        asyncio.run(serve(settings, metrics))
+    except AgentsError as exc:
+        log.error("debrief worker cannot start: %s", exc)
+        return 2
     return 0

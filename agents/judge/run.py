@@ -24,7 +24,7 @@ from agents.errors import AgentsError
 from agents.judge.judge import Judge
 from agents.judge.ledger import ResultLedger
 from agents.providers.base import Provider
-from agents.providers.factory import make_provider
+from agents.providers.factory import make_provider, require_credentials
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.skill import load_skill
 from streams.errors import BadRecord
@@ -69,8 +69,7 @@ async def serve(settings: Settings, provider: Provider | None = None,
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     skill = load_skill(settings.skill_dir)  # fail fast: a broken skill or missing key
     provider = provider or make_provider(settings)
-    if getattr(provider, "has_credentials", True) is False:
-        raise AgentsError("llm.provider is anthropic but ANTHROPIC_API_KEY is not set")
+    require_credentials(provider)
     await ensure_topics(settings)
     metrics = metrics or Metrics.create()
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics)

@@ -12,7 +12,7 @@ table of known Claude models below (matched by prefix), then ``llm.default_price
 
 from __future__ import annotations
 
-from agents.errors import LLMError
+from agents.errors import AgentsError, LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from streams.settings import LLMSettings, PriceSettings, Settings
 
@@ -49,6 +49,14 @@ def make_provider(settings: Settings, *, base_url: str | None = None,
 
         return AnthropicProvider(settings.llm, base_url=base_url, api_key=api_key)
     return OfflineProvider()
+
+
+def require_credentials(provider: Provider) -> None:
+    """Refuse to start a worker whose provider cannot authenticate (instead of sending every
+    record to a dead-letter queue or a fallback result)."""
+    if getattr(provider, "has_credentials", True) is False:
+        raise AgentsError("llm.provider is anthropic but ANTHROPIC_API_KEY is not set; set it, "
+                          "or set JUDGEFLOW_LLM__PROVIDER=offline")
 
 
 def is_offline(provider: Provider) -> bool:
