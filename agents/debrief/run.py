@@ -10,14 +10,13 @@ import signal
 
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
-from agents.debrief.seen import ids_on_topic
 from agents.errors import AgentsError
 from agents.providers.factory import make_provider, require_credentials
 from streams.metrics import Metrics
 from streams.quirks import install_idle_fetch_backoff
 from streams.runner import ConcurrentWorker
 from streams.settings import Settings
-from streams.topics import ensure_topics
+from streams.topics import ensure_topics, ids_on_topic
 
 log = logging.getLogger(__name__)
 

@@ -21,8 +21,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-import orjson
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from streams.topics import ids_on_topic
 
 log = logging.getLogger(__name__)
 
@@ -56,39 +55,8 @@ class ResultLedger:
             done.set()
 
     async def load(self, bootstrap: str, topic: str, timeout: float = 120.0) -> int:
-        """Read every ``result_id`` on ``topic``; returns how many records were read."""
-        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
-        await consumer.start()
-        read = 0
-        try:
-            parts = consumer.partitions_for_topic(topic)
-            if not parts:
-                await consumer._client.force_metadata_update()
-                parts = consumer.partitions_for_topic(topic) or set()
-            tps = [TopicPartition(topic, p) for p in sorted(parts)]
-            if not tps:
-                return 0
-            consumer.assign(tps)
-            await consumer.seek_to_beginning(*tps)
-            ends = await consumer.end_offsets(tps)
-            todo = {tp for tp in tps if ends[tp] > 0}
-            async with asyncio.timeout(timeout):
-                while todo:
-                    batch = await consumer.getmany(*todo, timeout_ms=500)
-                    for recs in batch.values():
-                        for rec in recs:
-                            read += 1
-                            self._remember(rec.value)
-                    todo = {tp for tp in todo if await consumer.position(tp) < ends[tp]}
-        finally:
-            await consumer.stop()
+        """Remember every ``result_id`` on ``topic``; returns how many were found."""
+        found = await ids_on_topic(bootstrap, topic, "result_id", timeout)
+        self.ids |= found
         log.info("result ledger: %d existing result(s) on %s", len(self.ids), topic)
-        return read
-
-    def _remember(self, value: bytes | None) -> None:
-        try:
-            rid = orjson.loads(value or b"null").get("result_id")
-        except (orjson.JSONDecodeError, AttributeError):
-            return
-        if isinstance(rid, str):
-            self.ids.add(rid)
+        return len(found)

@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from agents.judge.ledger import ResultLedger
+from streams.topics import _add_id
 
 
 async def test_two_deliveries_in_flight_produce_once() -> None:
@@ -34,7 +35,7 @@ async def test_a_failed_attempt_leaves_the_id_free() -> None:
 
 
 def test_ids_are_read_from_result_records() -> None:
-    ledger = ResultLedger()
+    found: set[str] = set()
     for raw in (b'{"result_id": "x1"}', b"{bad", b"[1]", None, b'{"result_id": 3}'):
-        ledger._remember(raw)
-    assert ledger.ids == {"x1"}
+        _add_id(found, raw, "result_id")
+    assert found == {"x1"}
