@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import subprocess
 import sys
+from typing import Any
 
 import pytest
+
+from schemas.medkit import TOOL_NAME
+from tests.fakes.fake_anthropic import FakeAnthropic, Reply
+from tests.unit.agents.debrief.support import attending
 
 pytestmark = pytest.mark.integration
 
@@ -31,3 +37,38 @@ def test_demo_runs_the_whole_pipeline_offline() -> None:
     assert work is not None
     left = subprocess.run(["pgrep", "-f", work.group(1)], capture_output=True, text=True)
     assert left.stdout.strip() == "", f"processes left running: {left.stdout}"
+
+
+def _claude(body: dict[str, Any]) -> Reply:
+    """Answer like Claude would: a case evaluation for debriefs, a JudgeAnalysis for cells."""
+    if any(t.get("name") == TOOL_NAME for t in body.get("tools") or ()):
+        return attending(body)
+    return Reply.message(text=json.dumps({
+        "suggested_answer": None, "reasoning": "The notes support neither answer clearly.",
+        "evidence_pointers": [], "agent_correctness": "n_a",
+        "classification_hint": "true_ambiguity", "judge_confidence": "low"}),
+        input_tokens=3000, output_tokens=120, cache_read=1500)
+
+
+def test_demo_uses_claude_when_the_api_key_is_set() -> None:
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("JUDGEFLOW_", "ANTHROPIC_"))}
+    with FakeAnthropic(responder=_claude) as fake:
+        env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake.base_url,
+                   JUDGEFLOW_LLM__REQUESTS_PER_MINUTE="6000")  # the fake has no rate limit
+        proc = subprocess.run([sys.executable, "-m", "streams.cli.main", "demo",
+                               "--timeout", "240"], env=env, capture_output=True, text=True,
+                              timeout=300)
+        requests = fake.message_requests()
+    out = proc.stdout
+    assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
+    assert "LLM provider: anthropic" in out
+    assert "Judge results (97)" in out and "Debrief evaluations (11)" in out
+    # type drift (25 jobs) never calls the model; every other job is one call; 11 debriefs
+    judge_calls = [r for r in requests if not r.body.get("tools")]
+    assert len(judge_calls) == 97 - 25
+    assert len(requests) - len(judge_calls) == 11
+    assert all("test-key" in (r.headers.get("Authorization", "") + r.headers.get("x-api-key", ""))
+               for r in requests)  # the key from the environment reaches the API
+    calls = re.search(r"LLM calls (\d+); cost \$(\d+\.\d+)", out)
+    assert calls is not None and int(calls.group(1)) == 72 and float(calls.group(2)) > 0
