@@ -136,8 +136,10 @@ class ConcurrentWorker:
             except BadRecord as exc:
                 outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
             except Exception as exc:  # a bug in one record must not stop the worker
-                log.exception("%s: handler failed on %s[%d]@%d", self.name, rec.topic,
-                              rec.partition, rec.offset)
+                # type and place only at ERROR: an exception message may quote input (PHI)
+                log.error("%s: handler failed on %s[%d]@%d: %s", self.name, rec.topic,
+                          rec.partition, rec.offset, type(exc).__name__)
+                log.debug("%s: handler failure traceback", self.name, exc_info=True)
                 outputs = [self._dead_letter(rec, "internal_error", f"{type(exc).__name__}: {exc}")]
             await self._send(outputs)
             state = self._parts.get(tp)

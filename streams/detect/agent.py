@@ -83,7 +83,10 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                 await _dead_letter(dlq, msg, exc.error_type, exc.message)
                 metrics.dead_letters.labels("detect", exc.error_type).inc()
             except Exception as exc:  # a bug must not stop the stream; the record is kept
-                log.exception("detect failed on %s[%d]@%d", msg.topic, msg.partition, msg.offset)
+                # type and place only at ERROR: an exception message may quote input (PHI)
+                log.error("detect failed on %s[%d]@%d: %s", msg.topic, msg.partition,
+                          msg.offset, type(exc).__name__)
+                log.debug("detect failure traceback", exc_info=True)
                 await _dead_letter(dlq, msg, "internal_error", f"{type(exc).__name__}: {exc}")
                 metrics.dead_letters.labels("detect", "internal_error").inc()
 
