@@ -129,15 +129,18 @@ async def passthrough(settings: Settings, source: str, sink: str, n: int) -> Ben
 
 
 def run_detect_worker(settings: Settings, env: dict[str, str], n: int, outcomes_topic: str,
-                      timeout: float) -> BenchResult:
-    log_file = Path(tempfile.mkdtemp(prefix="judgeflow-bench-")) / "detect.log"
+                      timeout: float, command: tuple[str, ...] = ("streams.cli.main", "worker",
+                                                                  "detect"),
+                      outputs: int | None = None) -> BenchResult:
+    """Run a worker process until ``outputs`` records (default n/2 outcomes) are out."""
+    log_file = Path(tempfile.mkdtemp(prefix="judgeflow-bench-")) / "worker.log"
     with open(log_file, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", "streams.cli.main", "worker", "detect"],
+        proc = subprocess.Popen([sys.executable, "-m", *command],
                                 env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL, start_new_session=True)
         try:
             span = asyncio.run(output_span(settings.kafka.bootstrap_servers, outcomes_topic,
-                                           n // 2, timeout))
+                                           outputs or n // 2, timeout))
         except TimeoutError as exc:
             raise RuntimeError(f"{exc}; worker log: {log_file}") from None
         finally:

@@ -59,7 +59,8 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
             "kafka": kafka, "topics": bench_topics(tag),
             "groups": settings.groups.model_copy(update={"detect": f"bench{tag}-detect"}),
             "settle_seconds": 3600.0, "log_level": "WARNING"})
-        asyncio.run(ensure_topics(s, extra=[f"bench{tag}.passthrough"]))
+        asyncio.run(ensure_topics(s, extra=[f"bench{tag}.passthrough",
+                                            f"bench{tag}.faust-forward"]))
         records = synthetic_answers(s, args.events)
         n = len(records)
         print(f"producing {n} answers to {s.topics.agent_answers} on {bs} ...", flush=True)
@@ -67,11 +68,19 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
         print("passthrough (aiokafka consume -> produce) ...", flush=True)
         base = asyncio.run(passthrough(s, s.topics.agent_answers, f"bench{tag}.passthrough", n))
         print(f"  {base.rate:,.0f} events/s ({n} in {base.seconds:.2f}s)", flush=True)
+        print("Faust forward (a Faust agent that only copies records: Faust's floor) ...",
+              flush=True)
+        sink = f"bench{tag}.faust-forward"
+        floor = run_detect_worker(s, settings_env(s), n, sink, args.timeout,
+                                  ("streams.bench_faust", s.topics.agent_answers, sink), n)
+        print(f"  {floor.rate:,.0f} events/s ({n} in {floor.seconds:.2f}s)", flush=True)
         print("detect worker (Faust: decode, decide, table write, emit) ...", flush=True)
         det = run_detect_worker(s, settings_env(s), n, s.topics.cell_outcomes, args.timeout)
         print(f"  {det.rate:,.0f} events/s ({n} in {det.seconds:.2f}s)", flush=True)
         print(f"ratio passthrough/detect: {base.rate / det.rate:.2f}x "
               f"(goal: <= 2x; detect reaches {100 * det.rate / base.rate:.0f}% of passthrough)")
+        print(f"ratio passthrough/Faust forward: {base.rate / floor.rate:.2f}x; "
+              f"Faust forward/detect: {floor.rate / det.rate:.2f}x")
     finally:
         if broker is not None:
             broker.stop()
