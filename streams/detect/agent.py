@@ -7,9 +7,11 @@ lives in, so that the decision is taken inside the stream (where table writes be
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import os
 import time
-from typing import Any
+from typing import Any, cast
 
 import faust
 
@@ -22,6 +24,8 @@ from streams.metrics import Metrics
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
+#: Exit status when an output could not be published (EX_SOFTWARE).
+EXIT_UNPUBLISHED = 70
 RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes,
                        "key_serializer": "raw", "value_serializer": "raw"}
 
@@ -57,7 +61,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                 cells[key] = step.state.dumps()
         ticked.pop(key, None)
         for emit in step.emits:
-            await out[emit.kind].send(key=emit.key, value=emit.value)
+            _watch(await out[emit.kind].send(key=emit.key, value=emit.value))
             metrics.records_out.labels("detect", out_names[emit.kind]).inc()
             if emit.kind == "outcome" and step.note != "redelivered":
                 metrics.cells_decided.labels(_outcome_of(emit.value)).inc()
@@ -106,9 +110,29 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     return proc
 
 
+def _watch(sent: Any) -> None:
+    """``sent`` is Faust's FutureMessage (an asyncio future) for one output."""
+    cast("asyncio.Future[Any]", sent).add_done_callback(_exit_if_unpublished)
+
+
+def _exit_if_unpublished(fut: Any) -> None:
+    """An output the broker would not take must not be followed by an offset commit.
+
+    Faust flushes the producer before committing but commits even when a message failed, so
+    a failed output would be lost. Exiting at once (the callback runs before the flush
+    returns) leaves the input uncommitted; the restarted worker re-sends the same outputs.
+    """
+    if fut.cancelled() or fut.exception() is None:
+        return
+    log.critical("an output could not be published (%s); exiting so that its input is "
+                 "redelivered", type(fut.exception()).__name__)
+    logging.shutdown()
+    os._exit(EXIT_UNPUBLISHED)
+
+
 async def _dead_letter(dlq: faust.TopicT, msg: Any, error_type: str, message: str) -> None:
     headers = dead_letter_headers(error_type, message, msg.topic, msg.partition, msg.offset)
-    await dlq.send(key=msg.key, value=msg.value, headers=headers)
+    _watch(await dlq.send(key=msg.key, value=msg.value, headers=headers))
     log.warning("dead-lettered %s[%d]@%d: %s", msg.topic, msg.partition, msg.offset, error_type)
 
 
