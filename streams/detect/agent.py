@@ -126,7 +126,8 @@ def _exit_if_unpublished(fut: Any) -> None:
         return
     log.critical("an output could not be published (%s); exiting so that its input is "
                  "redelivered", type(fut.exception()).__name__)
-    logging.shutdown()
+    for handler in logging.getLogger().handlers:
+        handler.flush()
     os._exit(EXIT_UNPUBLISHED)
 
 
