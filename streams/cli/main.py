@@ -7,6 +7,7 @@ import importlib
 import logging
 import sys
 
+from aiokafka.errors import KafkaConnectionError, KafkaError
 from pydantic import ValidationError
 
 from streams.errors import StreamsError
@@ -65,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except StreamsError as exc:
         print(f"judgeflow: {exc}", file=sys.stderr)
+        return 1
+    except KafkaConnectionError:
+        print(f"judgeflow: cannot reach Kafka at {settings.kafka.bootstrap_servers} "
+              "(set JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS or --bootstrap-servers)", file=sys.stderr)
+        return 1
+    except KafkaError as exc:
+        print(f"judgeflow: Kafka error: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
 
 

@@ -50,9 +50,9 @@ async def tail(settings: Settings, topic: str, from_beginning: bool, limit: int 
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
                                 enable_auto_commit=False, group_id=None)
-    await consumer.start()
     count = 0
     try:
+        await consumer.start()
         parts = consumer.partitions_for_topic(topic)
         if not parts:
             await consumer._client.force_metadata_update()  # topic may be new

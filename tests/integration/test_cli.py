@@ -79,3 +79,14 @@ def test_produce_validates_and_tail_reads_back(bootstrap: str, tmp_path: Path) -
     assert sum(isinstance(rec["value"], str) for rec in lines) >= 2  # non-JSON kept as text
     missing = run_cli(s, "tail", "no-such-topic-xyz", "--max", "1")
     assert missing.returncode == 1 and "does not exist" in missing.stderr
+
+
+@pytest.mark.parametrize("command", [["produce", "t", str(DATA_DIR / "answers.jsonl")],
+                                     ["tail", "t", "--max", "1"], ["worker", "detect"]])
+def test_unreachable_kafka_is_a_clear_error(command: list[str]) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGEFLOW_")}
+    proc = subprocess.run([*CLI, "--bootstrap-servers", "127.0.0.1:1", *command], env=env,
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1
+    assert "judgeflow: cannot reach Kafka at 127.0.0.1:1" in proc.stderr
+    assert "Traceback" not in proc.stderr
