@@ -106,3 +106,28 @@ def test_sigkill_mid_sample_loses_no_job(bootstrap: str, tmp_path: Path) -> None
     for j in jobs:
         per_id[j["job_id"]].add(orjson.dumps({k: j[k] for k in ("kind", "answers", "normalized")}))
     assert all(len(v) == 1 for v in per_id.values())
+
+
+def test_two_workers_share_the_partitions(bootstrap: str, tmp_path: Path) -> None:
+    """Scale-out: two processes in one group split the partitions and still agree with the
+    ground truth (all events of a cell meet in one partition, so in one worker)."""
+    sample = load_sample()
+    s = test_settings(bootstrap, kafka={"partitions": 4})
+    asyncio.run(ensure_topics(s))
+    with worker("detect", s, tmp_path, tag="-a") as a, worker("detect", s, tmp_path, tag="-b") as b:
+        asyncio.run(produce(bootstrap, s.topics.agent_answers, sample.answers))
+        outcomes = values(asyncio.run(wait_all_decided(s, sample, timeout=120)))
+        jobs = values(asyncio.run(collect(bootstrap, s.topics.judge_jobs, timeout=10, quiet=1)))
+        assert a.alive and b.alive, a.log_text()[-2000:] + b.log_text()[-2000:]
+        mine = [active_partitions(w.log_text()) for w in (a, b)]
+    assert_matches_truth(sample, jobs, outcomes)
+    assert len({j["job_id"] for j in jobs}) == len(jobs)
+    # each process owned a share of the partitions, and every partition had one owner
+    assert all(mine) and not (mine[0] & mine[1]) and mine[0] | mine[1] == {0, 1, 2, 3}
+
+
+def active_partitions(log: str) -> set[int]:
+    """Partitions in the last "Highwater - Active" table Faust logged at assignment."""
+    table = log.rsplit("Highwater - Active", 1)[-1].split("\n\n", 1)[0]
+    rows = [line.split("|") for line in table.splitlines() if line.startswith("|")]
+    return {int(r[2]) for r in rows if len(r) > 2 and r[2].strip().isdigit()}
