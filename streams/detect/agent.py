@@ -18,7 +18,7 @@ import faust
 from schemas.dlq import dead_letter_headers
 from schemas.skill import Skill
 from streams.detect.processor import DetectProcessor, Step
-from streams.detect.state import CellState, Settle, purge_due, settle_due
+from streams.detect.state import CellState, DueIndex, Settle
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.settings import Settings
@@ -51,6 +51,11 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                       value_type=bytes, schema=faust.Schema(**RAW))
     ticked: dict[bytes, float] = {}
     tick_every = max(0.2, min(settings.settle_seconds / 4, 5.0))
+    index = DueIndex(cfg)
+    # Full rebuilds pick up cells restored from the changelog; they bound how late such a
+    # cell can settle after a restart or rebalance to about one settle window.
+    rescan_every = max(2 * tick_every, min(settings.settle_seconds, 60.0))
+    last_scan = [float("-inf")]
 
     async def store(key: bytes, step: Step) -> None:
         if step.changed:
@@ -59,6 +64,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                     del cells[key]
             else:
                 cells[key] = step.state.dumps()
+            index.note(key, step.state)
         ticked.pop(key, None)
         for emit in step.emits:
             _watch(await out[emit.kind].send(key=emit.key, value=emit.value))
@@ -97,15 +103,14 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     @app.timer(interval=tick_every)
     async def settle_ticks() -> None:
         now = time.time()
-        pending = 0
-        for key, raw in list(cells.items()):
-            state = CellState.loads(raw)
-            pending += 0 if state.decided else 1
-            due = settle_due(state, now, cfg) or purge_due(state, now, cfg)
-            if due and now - ticked.get(key, 0.0) > 5 * tick_every:
+        if now - last_scan[0] >= rescan_every:
+            index.rebuild(list(cells.items()))
+            last_scan[0] = now
+        for key, partition in index.overdue(now):
+            if now - ticked.get(key, 0.0) > 5 * tick_every:
                 ticked[key] = now
-                await ticks.send(key=key, value=b"", partition=state.partition)
-        metrics.pending_cells.set(pending)
+                await ticks.send(key=key, value=b"", partition=partition)
+        metrics.pending_cells.set(index.pending())
 
     return proc
 

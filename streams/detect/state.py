@@ -15,7 +15,7 @@ committed), the outputs are re-sent with the same ids rather than lost. Duplicat
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -133,3 +133,37 @@ def record_decision(state: CellState, inputs_id: str, source: tuple[str, int, in
                     outputs: tuple[dict[str, Any], ...], now: float) -> CellState:
     history = (*state.history, (source, outputs))[-MAX_HISTORY:]
     return replace(state, decided_at=now, last_inputs_id=inputs_id, history=history)
+
+
+class DueIndex:
+    """When each cell next needs a settle tick: its settle time while pending, its purge
+    time once decided. The timer reads this instead of decoding the whole table on every
+    tick; a periodic full rebuild from the table covers cells restored from the changelog
+    (after a restart or rebalance), which never pass through the agent until touched."""
+
+    def __init__(self, cfg: Settle) -> None:
+        self.cfg = cfg
+        self._due: dict[bytes, tuple[float, int, bool]] = {}
+
+    def note(self, key: bytes, state: CellState | None) -> None:
+        if state is None:
+            self._due.pop(key, None)
+        elif state.decided_at is None:
+            self._due[key] = (state.first_seen + self.cfg.settle_seconds, state.partition, True)
+        else:
+            self._due[key] = (state.decided_at + self.cfg.retention_seconds, state.partition,
+                              False)
+
+    def rebuild(self, items: Iterable[tuple[bytes, bytes]]) -> None:
+        self._due.clear()
+        for key, raw in items:
+            self.note(key, CellState.loads(raw))
+
+    def overdue(self, now: float) -> list[tuple[bytes, int]]:
+        return [(key, part) for key, (at, part, _) in self._due.items() if at <= now]
+
+    def pending(self) -> int:
+        return sum(1 for _, _, pending in self._due.values() if pending)
+
+    def __len__(self) -> int:
+        return len(self._due)

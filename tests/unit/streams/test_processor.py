@@ -195,3 +195,24 @@ def test_expected_agents_can_differ_per_task(skill: Skill) -> None:
     outcome = orjson.loads(step.emits[-1].value)
     assert outcome["outcome"] == "disagreement"
     assert outcome["agents"] == ["default", "skeptical", "third"]
+
+
+def test_due_index_tracks_settle_and_purge_times(skill: Skill) -> None:
+    from streams.detect.state import DueIndex
+
+    cell = Cell(skill)
+    cell.answer(raw("default", True, event="e1"), now=100.0)
+    index = DueIndex(CFG)
+    assert cell.state is not None
+    index.note(b"k", cell.state)
+    assert index.pending() == 1
+    assert index.overdue(129.0) == [] and index.overdue(130.0) == [(b"k", 0)]
+    cell.answer(raw("skeptical", True, event="e2"), now=110.0)
+    assert cell.state is not None
+    index.note(b"k", cell.state)  # decided at 110: next due is the purge at 210
+    assert index.pending() == 0
+    assert index.overdue(209.0) == [] and index.overdue(210.0) == [(b"k", 0)]
+    index.rebuild([(b"k", cell.state.dumps()), (b"other", cell.state.dumps())])
+    assert len(index) == 2
+    index.note(b"k", None)
+    assert len(index) == 1
