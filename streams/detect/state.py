@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from datetime import datetime
 from typing import Any
 
 import orjson
@@ -86,7 +87,7 @@ class CellState:
 
 def _later(new: AgentAnswer, old: dict[str, Any]) -> bool:
     """Does ``new`` supersede the stored answer of the same agent?"""
-    old_at = AgentAnswer.model_validate(old).emitted_at
+    old_at = datetime.fromisoformat(str(old["emitted_at"]))  # stored as pydantic wrote it
     if new.emitted_at != old_at:
         return new.emitted_at > old_at
     return new.run_id > str(old["run_id"])

@@ -216,3 +216,13 @@ def test_due_index_tracks_settle_and_purge_times(skill: Skill) -> None:
     assert len(index) == 2
     index.note(b"k", None)
     assert len(index) == 1
+
+
+def test_a_dropped_duplicate_never_replaces_the_stored_answer(skill: Skill) -> None:
+    """Same event id, different content: the duplicate is dropped and the decision still
+    uses the answer that was first stored under that id."""
+    cell = Cell(skill)
+    cell.answer(raw("default", True, event="e1"))
+    cell.answer(raw("default", False, event="e1"))  # a reused id with other content
+    cell.answer(raw("skeptical", True, event="e2"))
+    assert [o["outcome"] for o in cell.outcomes()] == ["agreement"]
