@@ -14,21 +14,21 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import random
-import subprocess
-import sys
 import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from schemas.skill import load_skill
 from streams.settings import Settings, TopicSettings
+from streams.subproc import WorkerProcess
+from streams.topics import assign_all
 
 log = logging.getLogger(__name__)
 
@@ -65,17 +65,6 @@ def synthetic_answers(settings: Settings, n: int, seed: int = 7) -> list[tuple[b
     return out
 
 
-async def produce_records(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=10,
-                                max_batch_size=256 * 1024)
-    await producer.start()
-    try:
-        futures = [await producer.send(topic, value=v, key=k) for k, v in records]
-        await asyncio.gather(*futures)
-    finally:
-        await producer.stop()
-
-
 async def output_span(bootstrap: str, topic: str, expected: int, timeout: float) -> float:
     """Seconds between the first and the ``expected``-th record's broker timestamp."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
@@ -83,15 +72,9 @@ async def output_span(bootstrap: str, topic: str, expected: int, timeout: float)
     stamps: list[int] = []
     try:
         deadline = time.monotonic() + timeout
-        parts: set[int] = set()
-        while not parts:
-            await consumer._client.force_metadata_update()
-            parts = consumer.partitions_for_topic(topic) or set()
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"{topic} never appeared")
-            await asyncio.sleep(0.1)
-        tps = [TopicPartition(topic, p) for p in parts]
-        consumer.assign(tps)
+        tps = await assign_all(consumer, [topic], wait=timeout)
+        if not tps:
+            raise TimeoutError(f"{topic} never appeared")
         await consumer.seek_to_beginning(*tps)
         while len(stamps) < expected:
             if time.monotonic() > deadline:
@@ -128,28 +111,20 @@ async def passthrough(settings: Settings, source: str, sink: str, n: int) -> Ben
     return BenchResult(n, await output_span(bs, sink, n, timeout=60))
 
 
-def run_detect_worker(settings: Settings, env: dict[str, str], n: int, outcomes_topic: str,
-                      timeout: float, command: tuple[str, ...] = ("streams.cli.main", "worker",
-                                                                  "detect"),
-                      outputs: int | None = None) -> BenchResult:
-    """Run a worker process until ``outputs`` records (default n/2 outcomes) are out."""
+def run_worker_until(settings: Settings, n: int, outputs_topic: str, timeout: float,
+                     module_args: Sequence[str] | None = None,
+                     outputs: int | None = None) -> BenchResult:
+    """Run a worker process (default ``judgeflow worker detect``) until ``outputs`` records
+    (default n/2 cell outcomes) are on ``outputs_topic``; measure their span."""
     log_file = Path(tempfile.mkdtemp(prefix="judgeflow-bench-")) / "worker.log"
-    with open(log_file, "wb") as out:
-        proc = subprocess.Popen([sys.executable, "-m", *command],
-                                env={**os.environ, **env}, stdout=out, stderr=subprocess.STDOUT,
-                                stdin=subprocess.DEVNULL, start_new_session=True)
+    with WorkerProcess("detect", settings, log_file, module_args=module_args) as proc:
         try:
-            span = asyncio.run(output_span(settings.kafka.bootstrap_servers, outcomes_topic,
+            span = asyncio.run(output_span(settings.kafka.bootstrap_servers, outputs_topic,
                                            outputs or n // 2, timeout))
         except TimeoutError as exc:
             raise RuntimeError(f"{exc}; worker log: {log_file}") from None
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            proc.stop()
     return BenchResult(n, span)
 
 

@@ -21,12 +21,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer
 
 from streams.broker import EmbeddedBroker
 from streams.settings import Settings
 from streams.subproc import WorkerProcess
-from streams.topics import ensure_topics
+from streams.topics import assign_all, ensure_topics
 
 WORKERS = ("detect", "judge", "debrief")
 
@@ -110,10 +110,7 @@ async def follow(s: Settings, expect: Expect, timeout: float, progress: Any) -> 
     await consumer.start()
     seen = Seen()
     try:
-        await consumer._client.force_metadata_update()
-        tps = [TopicPartition(name, p) for name in topics
-               for p in sorted(consumer.partitions_for_topic(name) or ())]
-        consumer.assign(tps)
+        tps = await assign_all(consumer, topics)
         await consumer.seek_to_beginning(*tps)
         deadline = time.monotonic() + timeout
         last = 0.0

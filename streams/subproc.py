@@ -12,7 +12,7 @@ import os
 import signal
 import subprocess
 import sys
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -47,10 +47,13 @@ def settings_env(settings: Settings) -> dict[str, str]:
 
 
 class WorkerProcess:
-    """``judgeflow worker NAME`` in a child process, logging to ``log_path``."""
+    """``judgeflow worker NAME`` in a child process, logging to ``log_path``.
+
+    ``module_args`` runs ``python -m <module_args...>`` instead (benchmark processes)."""
 
     def __init__(self, name: str, settings: Settings, log_path: Path,
-                 extra_env: Mapping[str, str] | None = None) -> None:
+                 extra_env: Mapping[str, str] | None = None,
+                 module_args: Sequence[str] | None = None) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGEFLOW_")}
         env.update(settings_env(settings))
         env.update(extra_env or {})
@@ -58,7 +61,8 @@ class WorkerProcess:
         self.log_path = log_path
         self._log = open(log_path, "ab")  # noqa: SIM115
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "streams.cli.main", "worker", name], env=env,
+            [sys.executable, "-m", *(module_args or ("streams.cli.main", "worker", name))],
+            env=env,
             stdout=self._log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
             start_new_session=True, preexec_fn=die_with_parent)
 

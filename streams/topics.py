@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Iterable
+import time
+from collections.abc import Iterable, Sequence
 
 import orjson
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from streams.settings import Settings
@@ -75,6 +76,37 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
             raise
 
 
+async def assign_all(consumer: AIOKafkaConsumer, topics: Sequence[str], *,
+                     wait: float = 0.0) -> list[TopicPartition]:
+    """Assign every partition of ``topics`` to a group-less consumer, refreshing metadata
+    (a topic may be new) and waiting up to ``wait`` seconds for missing topics to appear.
+    Returns the assigned partitions (those of missing topics left out)."""
+    deadline = time.monotonic() + wait
+    while True:
+        await consumer._client.force_metadata_update()
+        found = {t: sorted(consumer.partitions_for_topic(t) or ()) for t in topics}
+        if all(found.values()) or time.monotonic() >= deadline:
+            break
+        await asyncio.sleep(0.1)
+    tps = [TopicPartition(t, p) for t, parts in found.items() for p in parts]
+    if tps:
+        consumer.assign(tps)
+    return tps
+
+
+async def send_all(bootstrap: str, topic: str,
+                   records: Sequence[tuple[bytes | None, bytes]]) -> None:
+    """Produce ``(key, value)`` records in order and wait until the broker has them all."""
+    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=10,
+                                max_batch_size=256 * 1024)
+    await producer.start()
+    try:
+        futures = [await producer.send(topic, value=v, key=k) for k, v in records]
+        await asyncio.gather(*futures)
+    finally:
+        await producer.stop()
+
+
 async def ids_on_topic(bootstrap: str, topic: str, field: str,
                        timeout: float = 120.0) -> set[str]:
     """The string values of ``field`` in every record of ``topic`` up to its current end.
@@ -88,11 +120,9 @@ async def ids_on_topic(bootstrap: str, topic: str, field: str,
     await consumer.start()
     found: set[str] = set()
     try:
-        await consumer._client.force_metadata_update()
-        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        tps = await assign_all(consumer, [topic])
         if not tps:
             return found
-        consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
         ends = await consumer.end_offsets(tps)
         todo = {tp for tp in tps if ends[tp] > 0}

@@ -3,7 +3,6 @@ small Kafka produce/collect utilities against the real embedded broker."""
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import time
@@ -13,10 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer
 
 from streams.settings import Settings, TopicSettings
 from streams.subproc import WorkerProcess, settings_env
+from streams.topics import assign_all, send_all
 
 __all__ = ["WorkerProcess", "collect", "produce", "settings_env", "test_settings", "unique",
            "values", "worker"]
@@ -63,15 +63,8 @@ def worker(name: str, settings: Settings, tmp_path: Path, tag: str = "",
         proc.kill()
 
 
-async def produce(bootstrap: str, topic: str,
-                  records: Sequence[tuple[bytes | None, bytes]]) -> None:
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=5)
-    await producer.start()
-    try:
-        futures = [await producer.send(topic, value=v, key=k) for k, v in records]
-        await asyncio.gather(*futures)
-    finally:
-        await producer.stop()
+#: Tests produce exactly as the benchmark does.
+produce = send_all
 
 
 async def collect(bootstrap: str, topic: str, *, until: int | None = None,
@@ -85,16 +78,9 @@ async def collect(bootstrap: str, topic: str, *, until: int | None = None,
     records: list[Any] = []
     try:
         deadline = time.monotonic() + timeout
-        parts: set[int] = set()
-        while not parts and time.monotonic() < deadline:
-            await consumer._client.force_metadata_update()
-            parts = consumer.partitions_for_topic(topic) or set()
-            if not parts:
-                await asyncio.sleep(0.2)
-        tps = [TopicPartition(topic, p) for p in parts]
+        tps = await assign_all(consumer, [topic], wait=timeout)
         if not tps:
             return records
-        consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
         quiet_until: float | None = None
         while time.monotonic() < deadline:

@@ -37,12 +37,10 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
     from streams.bench_detect import (
         bench_topics,
         passthrough,
-        produce_records,
-        run_detect_worker,
+        run_worker_until,
         synthetic_answers,
     )
-    from streams.subproc import settings_env
-    from streams.topics import ensure_topics
+    from streams.topics import ensure_topics, send_all
 
     if args.events < 2:
         raise SystemExit("judgeflow bench detect: --events must be at least 2")
@@ -64,18 +62,18 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
         records = synthetic_answers(s, args.events)
         n = len(records)
         print(f"producing {n} answers to {s.topics.agent_answers} on {bs} ...", flush=True)
-        asyncio.run(produce_records(bs, s.topics.agent_answers, records))
+        asyncio.run(send_all(bs, s.topics.agent_answers, records))
         print("passthrough (aiokafka consume -> produce) ...", flush=True)
         base = asyncio.run(passthrough(s, s.topics.agent_answers, f"bench{tag}.passthrough", n))
         print(f"  {base.rate:,.0f} events/s ({n} in {base.seconds:.2f}s)", flush=True)
         print("Faust forward (a Faust agent that only copies records: Faust's floor) ...",
               flush=True)
         sink = f"bench{tag}.faust-forward"
-        floor = run_detect_worker(s, settings_env(s), n, sink, args.timeout,
-                                  ("streams.bench_faust", s.topics.agent_answers, sink), n)
+        floor = run_worker_until(s, n, sink, args.timeout,
+                                 ("streams.bench_faust", s.topics.agent_answers, sink), n)
         print(f"  {floor.rate:,.0f} events/s ({n} in {floor.seconds:.2f}s)", flush=True)
         print("detect worker (Faust: decode, decide, table write, emit) ...", flush=True)
-        det = run_detect_worker(s, settings_env(s), n, s.topics.cell_outcomes, args.timeout)
+        det = run_worker_until(s, n, s.topics.cell_outcomes, args.timeout)
         print(f"  {det.rate:,.0f} events/s ({n} in {det.seconds:.2f}s)", flush=True)
         print(f"ratio passthrough/detect: {base.rate / det.rate:.2f}x "
               f"(goal: <= 2x; detect reaches {100 * det.rate / base.rate:.0f}% of passthrough)")

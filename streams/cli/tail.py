@@ -9,10 +9,11 @@ import time
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import AIOKafkaConsumer
 
 from streams.quirks import install_idle_fetch_backoff
 from streams.settings import Settings
+from streams.topics import assign_all
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -53,15 +54,10 @@ async def tail(settings: Settings, topic: str, from_beginning: bool, limit: int 
     count = 0
     try:
         await consumer.start()
-        parts = consumer.partitions_for_topic(topic)
-        if not parts:
-            await consumer._client.force_metadata_update()  # topic may be new
-            parts = consumer.partitions_for_topic(topic) or set()
-        if not parts:
+        tps = await assign_all(consumer, [topic])
+        if not tps:
             print(f"judgeflow: topic {topic!r} does not exist", file=sys.stderr)
             return 1
-        tps = [TopicPartition(topic, p) for p in sorted(parts)]
-        consumer.assign(tps)
         if from_beginning:
             await consumer.seek_to_beginning(*tps)
         else:
