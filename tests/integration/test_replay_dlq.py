@@ -1,0 +1,72 @@
+"""`judgeflow replay dlq X.dlq` on the real broker: dead letters go back to X with their
+original key and bytes; --dry-run sends nothing; --type filters; a second run (filtered or
+not) re-drives nothing it or another run already re-drove, only new dead letters."""
+
+from __future__ import annotations
+
+import pytest
+from aiokafka import AIOKafkaProducer
+
+from schemas.dlq import dead_letter_headers
+from streams.settings import Settings
+from streams.topics import ensure_topics
+from tests.helpers import collect, test_settings
+from tests.integration.test_cli import run_cli
+
+pytestmark = pytest.mark.integration
+
+
+async def _dead_letters(s: Settings, letters: list[tuple[bytes, bytes, str]]) -> None:
+    source = s.topics.agent_answers
+    producer = AIOKafkaProducer(bootstrap_servers=s.kafka.bootstrap_servers, acks="all")
+    await producer.start()
+    try:
+        for i, (key, value, etype) in enumerate(letters):
+            headers = dead_letter_headers(etype, "field x: missing", source, 0, 100 + i)
+            await producer.send_and_wait(s.topics.dlq(source), value=value, key=key,
+                                         headers=headers)
+    finally:
+        await producer.stop()
+
+
+async def test_redrive_dry_run_filter_and_idempotence(bootstrap: str) -> None:
+    s = test_settings(bootstrap)
+    source = s.topics.agent_answers
+    dlq = s.topics.dlq(source)
+    await ensure_topics(s)
+    letters = [(b"k1", b"{bad json", "invalid_json"), (b"k2", b'{"a": 1}', "schema_error"),
+               (b"k3", b'{"b": 2}', "schema_error"), (b"k4", b"[]", "invalid_json"),
+               (b"k5", b'{"c": 3}', "schema_error")]
+    await _dead_letters(s, letters)
+
+    dry = run_cli(s, "replay", "dlq", dlq, "--dry-run")
+    assert dry.returncode == 0, dry.stderr
+    assert "would re-drive 5 (invalid_json 2, schema_error 3)" in dry.stdout
+    assert f"to {source} 5" in dry.stdout
+    assert await collect(bootstrap, source, timeout=2, quiet=0) == []
+
+    typed = run_cli(s, "replay", "dlq", dlq, "--type", "invalid_json")
+    assert "re-drove 2 (invalid_json 2)" in typed.stdout, typed.stdout + typed.stderr
+    assert "other types 3" in typed.stdout
+    everything = run_cli(s, "replay", "dlq", dlq)
+    assert "re-drove 3 (schema_error 3)" in everything.stdout, everything.stdout
+    assert "already re-driven 2" in everything.stdout
+
+    out = await collect(bootstrap, source, until=5, timeout=20, quiet=1)
+    assert sorted((r.key, r.value) for r in out) == sorted((k, v) for k, v, _ in letters)
+    marks = {dict(r.headers)["dlq.replayed_from"].decode() for r in out}
+    assert len(marks) == 5 and all(m.startswith(f"{dlq}:") for m in marks)
+
+    again = run_cli(s, "replay", "dlq", dlq)
+    assert "re-drove 0 (none)" in again.stdout
+    assert "re-drove 0 (none)" in run_cli(s, "replay", "dlq", dlq, "--type", "schema_error").stdout
+    await _dead_letters(s, [(b"k6", b'{"d": 4}', "schema_error")])
+    assert "re-drove 1 (schema_error 1)" in run_cli(s, "replay", "dlq", dlq).stdout
+    assert len(await collect(bootstrap, source, until=6, timeout=20, quiet=1)) == 6
+
+
+def test_not_a_dlq_is_a_clear_error(bootstrap: str) -> None:
+    s = test_settings(bootstrap)
+    proc = run_cli(s, "replay", "dlq", s.topics.agent_answers)
+    assert proc.returncode == 1 and "is not a dead-letter topic" in proc.stderr
+    assert "Traceback" not in proc.stderr
