@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import sys
 from collections import Counter
+from collections.abc import Callable
 
 from streams.quirks import install_idle_fetch_backoff
 from streams.replay_dlq import Replayer, Tally
@@ -34,17 +35,21 @@ def _counts(c: Counter[str]) -> str:
     return ", ".join(f"{k} {v}" for k, v in sorted(c.items())) or "none"
 
 
-def _progress(t: Tally) -> None:
-    sys.stderr.write(f"\rre-drive: read {t.read}/{t.total}, "
-                     f"re-driven {sum(t.redriven.values())}   ")
-    sys.stderr.flush()
+def _progress(dry_run: bool) -> Callable[[Tally], None]:
+    label = "to re-drive" if dry_run else "re-driven"
+
+    def show(t: Tally) -> None:
+        sys.stderr.write(f"\rre-drive: read {t.read}/{t.total}, "
+                         f"{label} {sum(t.redriven.values())}   ")
+        sys.stderr.flush()
+    return show
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     replayer = Replayer(settings, args.topic, args.error_type, args.dry_run)
     tty = sys.stderr.isatty()
-    t = asyncio.run(replayer.run(_progress if tty else None))
+    t = asyncio.run(replayer.run(_progress(args.dry_run) if tty else None))
     if tty:
         sys.stderr.write("\n")
     verb = "would re-drive" if args.dry_run else "re-drove"

@@ -70,3 +70,39 @@ def test_not_a_dlq_is_a_clear_error(bootstrap: str) -> None:
     proc = run_cli(s, "replay", "dlq", s.topics.agent_answers)
     assert proc.returncode == 1 and "is not a dead-letter topic" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+async def test_progress_line_on_a_terminal_only(bootstrap: str) -> None:
+    import os
+    import pty
+    import subprocess
+
+    from tests.helpers import settings_env
+    from tests.integration.test_cli import CLI
+
+    s = test_settings(bootstrap)
+    await ensure_topics(s)
+    await _dead_letters(s, [(b"k1", b"{}", "schema_error"), (b"k2", b"{}", "schema_error")])
+    env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGEFLOW_")}
+    env.update(settings_env(s))
+    leader, follower = pty.openpty()
+    try:
+        proc = subprocess.run([*CLI, "replay", "dlq", s.topics.dlq(s.topics.agent_answers),
+                               "--dry-run"], stderr=follower, stdout=subprocess.PIPE,
+                              env=env, timeout=120)
+        os.close(follower)
+        seen = b""
+        while True:
+            try:
+                chunk = os.read(leader, 4096)
+            except OSError:  # EIO: the terminal's other end is closed
+                break
+            if not chunk:
+                break
+            seen += chunk
+    finally:
+        os.close(leader)
+    assert proc.returncode == 0
+    assert b"\rre-drive: read 2/2, to re-drive 2" in seen
+    piped = run_cli(s, "replay", "dlq", s.topics.dlq(s.topics.agent_answers), "--dry-run")
+    assert "re-drive: read" not in piped.stderr  # no progress line when not a terminal
