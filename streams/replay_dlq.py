@@ -58,11 +58,12 @@ Progress = Callable[[Tally], None]
 
 class Replayer:
     def __init__(self, settings: Settings, dlq_topic: str, error_type: str | None,
-                 dry_run: bool) -> None:
+                 dry_run: bool, batch_size: int = 500) -> None:
         if not dlq_topic.endswith(".dlq"):
             raise StreamsError(f"{dlq_topic!r} is not a dead-letter topic (its name ends in .dlq)")
         self.s, self.topic, self.type, self.dry_run = settings, dlq_topic, error_type, dry_run
         self.tally = Tally()
+        self.batch_size = batch_size
         self._covers: dict[str, dict[TopicPartition, int]] = {}
         self._admin: AIOKafkaAdminClient | None = None
 
@@ -100,7 +101,8 @@ class Replayer:
                 self.tally.total += max(0, ends[tp] - await consumer.position(tp))
             todo = {tp for tp in tps if await consumer.position(tp) < ends[tp]}
             while todo:
-                batch = await consumer.getmany(*todo, timeout_ms=500, max_records=500)
+                batch = await consumer.getmany(*todo, timeout_ms=500,
+                                               max_records=self.batch_size)
                 await self._batch(consumer, producer, batch, ends)
                 if progress is not None:
                     progress(self.tally)

@@ -106,3 +106,29 @@ async def test_progress_line_on_a_terminal_only(bootstrap: str) -> None:
     assert b"\rre-drive: read 2/2, to re-drive 2" in seen
     piped = run_cli(s, "replay", "dlq", s.topics.dlq(s.topics.agent_answers), "--dry-run")
     assert "re-drive: read" not in piped.stderr  # no progress line when not a terminal
+
+
+async def test_a_run_killed_after_a_batch_resumes_without_duplicates(bootstrap: str) -> None:
+    from streams.replay_dlq import Replayer, Tally
+
+    s = test_settings(bootstrap)
+    await ensure_topics(s)
+    letters = [(f"k{i}".encode(), f'{{"n": {i}}}'.encode(), "schema_error") for i in range(7)]
+    await _dead_letters(s, letters)
+    dlq = s.topics.dlq(s.topics.agent_answers)
+
+    class Killed(Exception):
+        pass
+
+    def die(t: Tally) -> None:  # the process dies right after the first committed batch
+        raise Killed
+
+    first = Replayer(s, dlq, None, dry_run=False, batch_size=2)
+    with pytest.raises(Killed):
+        await first.run(die)
+    done = sum(first.tally.redriven.values())
+    assert 1 <= done <= 2
+    rest = await Replayer(s, dlq, None, dry_run=False, batch_size=2).run()
+    assert sum(rest.redriven.values()) == 7 - done
+    out = await collect(bootstrap, s.topics.agent_answers, until=7, timeout=20, quiet=1)
+    assert sorted(r.value for r in out) == sorted(v for _, v, _ in letters)  # each once
