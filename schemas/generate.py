@@ -13,7 +13,7 @@ from schemas.registry import json_models
 
 JSON_DIR = Path(__file__).resolve().parent / "json"
 #: Modules that register extra contracts on import (medkit, calibration, tool schemas).
-PLUGINS = ("schemas.medkit",)
+PLUGINS = ("schemas.medkit", "schemas.calibration")
 
 
 def _load_plugins() -> dict[str, Callable[[], Any]]:

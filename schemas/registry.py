@@ -49,6 +49,6 @@ def json_models() -> dict[str, type[BaseModel]]:
 #: Modules that add contracts when imported (they call :func:`register`). Imported here, last,
 #: so that every user of ``CONTRACTS`` (produce, tail, replay) sees them however it was
 #: started (a console script does not run ``schemas/__init__``'s imports first).
-PLUGIN_MODULES = ("schemas.medkit",)
+PLUGIN_MODULES = ("schemas.medkit", "schemas.calibration")
 for _plugin in PLUGIN_MODULES:
     importlib.import_module(_plugin)

@@ -28,7 +28,7 @@ from streams.settings import Settings
 from streams.subproc import WorkerProcess
 from streams.topics import assign_all, ensure_topics
 
-WORKERS = ("detect", "judge", "debrief")
+WORKERS = ("detect", "judge", "debrief", "calibrate")
 
 
 @dataclass
@@ -40,6 +40,7 @@ class Seen:
     results: dict[str, dict[str, Any]] = field(default_factory=dict)  # job_id -> result
     evaluations: dict[str, dict[str, Any]] = field(default_factory=dict)  # request_id -> eval
     dead: Counter[tuple[str, str]] = field(default_factory=Counter)  # (topic, error.type)
+    calibration: dict[str, dict[str, Any]] = field(default_factory=dict)  # key -> last record
 
 
 @dataclass(frozen=True)
@@ -65,6 +66,7 @@ def input_batches(s: Settings) -> Iterator[tuple[str, Path, bool]]:
     yield s.topics.agent_answers, DATA_DIR / "answers.jsonl", False
     yield s.topics.agent_answers, DATA_DIR / "answers.malformed.jsonl", True
     yield s.topics.debrief_requests, REQUESTS_FILE, False
+    yield s.topics.adjudications, DATA_DIR / "adjudications.jsonl", False
 
 
 def expectations() -> Expect:
@@ -91,6 +93,18 @@ def absorb(s: Settings, seen: Seen, rec: Any) -> None:
         seen.results[value["job_id"]] = value
     elif rec.topic == t.case_evaluations:
         seen.evaluations[value["request_id"]] = value
+    elif rec.topic == t.calibration:
+        seen.calibration[rec.key.decode()] = value
+
+
+def calibrated(seen: Seen) -> bool:
+    """Every judged (task, criterion, version) has a calibration record covering its cells."""
+    cells: dict[str, set[str]] = {}
+    for r in seen.results.values():
+        key = f"{r['task_id']}|{r['field_id']}|{r['prompt_version']}"
+        cells.setdefault(key, set()).add(r["patient_id"])
+    return all(seen.calibration.get(k, {}).get("cells_judged", -1) >= len(v)
+               for k, v in cells.items())
 
 
 def complete(seen: Seen, expect: Expect, s: Settings) -> bool:
@@ -98,12 +112,13 @@ def complete(seen: Seen, expect: Expect, s: Settings) -> bool:
                        if topic == s.topics.dlq(s.topics.debrief_requests))
     return (len(seen.outcomes) >= expect.cells and bool(seen.jobs)
             and set(seen.jobs) <= set(seen.results)
-            and len(seen.evaluations) + debrief_dead >= expect.requests)
+            and len(seen.evaluations) + debrief_dead >= expect.requests
+            and calibrated(seen))
 
 
 async def follow(s: Settings, expect: Expect, timeout: float, progress: Any) -> tuple[Seen, bool]:
     t = s.topics
-    topics = [t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations,
+    topics = [t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations, t.calibration,
               t.dlq(t.agent_answers), t.dlq(t.judge_jobs), t.dlq(t.debrief_requests)]
     consumer = AIOKafkaConsumer(bootstrap_servers=s.kafka.bootstrap_servers,
                                 enable_auto_commit=False)

@@ -28,6 +28,10 @@ def table(title: str, rows: Sequence[Sequence[object]], headers: tuple[str, ...]
     return f"\n{title}\n" + "\n".join("  " + b for b in body)
 
 
+def _rate(f: dict[str, Any]) -> str:
+    return f"{f['hits']}/{f['n']}" + (f" {f['rate']:.0%}" if f["n"] else "")
+
+
 def truth_match(seen: Seen) -> str:
     from streams.sampledata import DATA_DIR
 
@@ -64,6 +68,13 @@ def report(seen: Seen, s: Settings, out: Any) -> None:
     cost = sum(u.get("cost_usd", 0.0) for u in usage)
     calls = sum(u.get("llm_calls", 0) for u in usage)
     print(f"  status: {dict(status)}; LLM calls {calls}; cost ${cost:.4f}", file=out)
+    cal = sorted(seen.calibration.values(), key=lambda c: (c["field_id"], c["prompt_version"]))
+    print(table("Judge vs sample adjudications (accuracy and kappa over adjudicated cells)", [(
+        c["field_id"], c["prompt_version"][:16], c["cells_judged"], c["cells_adjudicated"],
+        _rate(c["answer_accuracy"]), "-" if c["classification_kappa"] is None
+        else f"{c['classification_kappa']:.2f}", _rate(c["fallback"]))
+        for c in cal] or [("-",) * 7], ("criterion", "version", "judged", "adjudicated",
+                                        "accuracy", "kappa", "fallbacks")), file=out)
     try:
         from agents.debrief.summary import summarize
     except ImportError:  # pragma: no cover - the debrief package ships with judgeflow

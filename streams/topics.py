@@ -10,10 +10,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from streams.settings import Settings
@@ -107,6 +107,35 @@ async def send_all(bootstrap: str, topic: str,
         await producer.stop()
 
 
+async def read_to_end(bootstrap: str, topics: Sequence[str],
+                      on_record: Callable[[ConsumerRecord[bytes, bytes]], None],
+                      timeout: float = 120.0) -> dict[TopicPartition, int]:
+    """Call ``on_record`` for every record of ``topics`` from the beginning up to their end
+    offsets at the time of the call (missing topics are skipped). Commits nothing. Returns
+    the end offsets read up to, so a caller can go on following from there."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
+                                group_id=None, auto_offset_reset="earliest")
+    await consumer.start()
+    try:
+        tps = await assign_all(consumer, topics)
+        if not tps:
+            return {}
+        await consumer.seek_to_beginning(*tps)
+        ends: dict[TopicPartition, int] = await consumer.end_offsets(tps)
+        todo = {tp for tp in tps if ends[tp] > 0}
+        async with asyncio.timeout(timeout):
+            while todo:
+                batch = await consumer.getmany(*todo, timeout_ms=500)
+                for records in batch.values():
+                    for rec in records:
+                        on_record(rec)
+                # position, not the last offset seen: transaction markers leave gaps
+                todo = {tp for tp in todo if await consumer.position(tp) < ends[tp]}
+        return ends
+    finally:
+        await consumer.stop()
+
+
 async def ids_on_topic(bootstrap: str, topic: str, field: str,
                        timeout: float = 120.0) -> set[str]:
     """The string values of ``field`` in every record of ``topic`` up to its current end.
@@ -115,27 +144,9 @@ async def ids_on_topic(bootstrap: str, topic: str, field: str,
     evaluation), so an input redelivered after a crash is not paid for twice. Linear in the
     topic's size; only the ids are kept.
     """
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                group_id=None, auto_offset_reset="earliest")
-    await consumer.start()
     found: set[str] = set()
-    try:
-        tps = await assign_all(consumer, [topic])
-        if not tps:
-            return found
-        await consumer.seek_to_beginning(*tps)
-        ends = await consumer.end_offsets(tps)
-        todo = {tp for tp in tps if ends[tp] > 0}
-        async with asyncio.timeout(timeout):
-            while todo:
-                batch = await consumer.getmany(*todo, timeout_ms=500)
-                for records in batch.values():
-                    for rec in records:
-                        _add_id(found, rec.value, field)
-                # position, not the last offset seen: transaction markers leave gaps
-                todo = {tp for tp in todo if await consumer.position(tp) < ends[tp]}
-    finally:
-        await consumer.stop()
+    await read_to_end(bootstrap, [topic], lambda rec: _add_id(found, rec.value, field),
+                      timeout)
     log.info("%d existing id(s) (%s) on %s", len(found), field, topic)
     return found
 

@@ -12,11 +12,12 @@ WORKERS = {
     "detect": "streams.detect.run:run_worker",
     "judge": "agents.judge.run:run_worker",
     "debrief": "agents.debrief.run:run_worker",
+    "calibrate": "agents.calibrate.run:run_worker",
 }
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("worker", help="run one worker (detect, judge, debrief)",
+    p = sub.add_parser("worker", help="run one worker (detect, judge, debrief, calibrate)",
                        description="Run one worker in the foreground against "
                        "$JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS until SIGTERM/Ctrl-C. Scale out by "
                        "starting more processes of the same worker (same consumer group).")

@@ -39,6 +39,16 @@ def _stamp(minutes: float) -> str:
     return f"{t:%Y-%m-%dT%H:%M:%S}Z"
 
 
+def _correctness(right: list[str], answered: list[str]) -> str:
+    """The reviewer's agent_correctness: which of agent A / agent B (AGENTS order) was right;
+    ``n_a`` when only one agent answered (nothing to compare)."""
+    if len(set(answered)) < 2:
+        return "n_a"
+    a_ok, b_ok = AGENTS[0] in right, AGENTS[1] in right
+    return {(True, True): "both", (True, False): "agent_a", (False, True): "agent_b",
+            (False, False): "neither"}[(a_ok, b_ok)]
+
+
 def _truth_and_adjudications(
     cells: list[Cell], events: list[dict[str, Any]]
 ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -73,7 +83,9 @@ def _truth_and_adjudications(
         else:
             klass = "n_a"
         adjudications.append({**base, "final_answer": truth_json(correct),
-                              "classification": klass, "adjudicator": "synthetic-reviewer-1",
+                              "classification": klass,
+                              "agent_correctness": _correctness(right, list(st.answers)),
+                              "adjudicator": "synthetic-reviewer-1",
                               "adjudicated_at": _stamp(6 * len(adjudications))})
     return truth, adjudications
 

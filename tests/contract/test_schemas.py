@@ -76,3 +76,17 @@ def test_dead_letter_headers_round_trip() -> None:
     back = DeadLetterHeaders.from_kafka(raw)
     assert (back.error_type, back.source_partition, back.source_offset, back.failed_at) == \
         ("schema_error", 2, 41, at)
+
+
+def test_sample_adjudications_are_valid_and_unknown_keys_rejected() -> None:
+    from schemas.calibration import Adjudication
+    from streams.sampledata import DATA_DIR
+
+    lines = (DATA_DIR / "adjudications.jsonl").read_bytes().splitlines()
+    adjs = [Adjudication.model_validate_json(line) for line in lines]
+    assert len(adjs) == len(lines) > 0
+    assert all(a.cell == a.key for a in adjs)
+    with pytest.raises(ValueError):
+        Adjudication.model_validate({**adjs[0].model_dump(mode="json"), "reviewer_name": "x"})
+    with pytest.raises(ValueError):  # the redundant cell key must agree with the ids
+        Adjudication.model_validate({**adjs[0].model_dump(mode="json"), "cell": "a|b|c"})

@@ -18,7 +18,8 @@ from tests.helpers import settings_env, test_settings
 
 pytestmark = pytest.mark.integration
 CLI = [sys.executable, "-m", "streams.cli.main"]
-COMMANDS = ["demo", "broker", "worker", "produce", "tail", "schemas", "bench", "bench detect",
+COMMANDS = ["demo", "broker", "worker", "produce", "tail", "compare", "replay", "replay dlq",
+            "schemas", "bench", "bench detect",
             "bench judge", "config"]
 
 

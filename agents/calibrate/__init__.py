@@ -1,0 +1,1 @@
+"""Calibration against human adjudications: how good is each judge prompt version?"""

@@ -1,0 +1,100 @@
+"""Two prompt versions side by side against the human adjudications (pure).
+
+Per criterion: adjudicated cells, answer accuracy, classification kappa, changed suggestions
+(cells judged under both versions whose suggested answer differs), fallbacks and cost per
+cell; plus totals pooled over criteria (accuracy, fallbacks, cost; kappa is per criterion
+only, since pooling it across criteria would mix different label frequencies).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from agents.calibrate.core import Calibration, figure
+from agents.calibrate.metrics import Ratio
+from schemas.calibration import CalibrationRecord, Figure
+from streams.demo_report import table
+
+HEADERS = ("criterion", "adjudicated", "accuracy", "kappa", "changed", "fallbacks",
+           "USD/cell")
+
+
+def _pair(old: Any, new: Any, fmt: str = "{}") -> str:
+    def one(v: Any) -> str:
+        return "-" if v is None else fmt.format(v)
+    return f"{one(old)} -> {one(new)}"
+
+
+def _ratio(f: Figure | None) -> str | None:
+    return None if f is None or f.n == 0 else f"{f.hits}/{f.n} {f.rate:.0%}"
+
+
+@dataclass
+class _Totals:
+    right: int = 0
+    scored: int = 0
+    fallbacks: int = 0
+    judged: int = 0
+    cost: float = 0.0
+
+    def add(self, rec: CalibrationRecord) -> None:
+        self.right += rec.answer_accuracy.hits
+        self.scored += rec.answer_accuracy.n
+        self.fallbacks += rec.fallback.hits
+        self.judged += rec.cells_judged
+        self.cost += rec.cost_usd
+
+    def to_json(self) -> dict[str, Any]:
+        return {"answer_accuracy": figure(Ratio(self.right, self.scored)).model_dump(),
+                "fallback": figure(Ratio(self.fallbacks, self.judged)).model_dump(),
+                "cost_usd": round(self.cost, 8), "cells_judged": self.judged}
+
+
+def compare(cal: Calibration, old: str, new: str, now: datetime) -> dict[str, Any]:
+    """The comparison as plain JSON-ready data."""
+    criteria = sorted({(t, f) for t, f, v in cal.groups() if v in (old, new)})
+    rows, totals = [], {"old": _Totals(), "new": _Totals()}
+    for task, field in criteria:
+        row: dict[str, Any] = {"task_id": task, "field_id": field}
+        for side, v in (("old", old), ("new", new)):
+            rec = None
+            if v in cal.versions.get((task, field), ()):
+                rec = cal.record((task, field, v), now)
+                totals[side].add(rec)
+            row[side] = None if rec is None else rec.model_dump(mode="json")
+        changed = cal.changed_suggestions((task, field, old), (task, field, new))
+        row["changed_suggestions"] = figure(changed).model_dump()
+        rows.append(row)
+    return {"old": old, "new": new, "criteria": rows,
+            "totals": {side: t.to_json() for side, t in totals.items()}}
+
+
+def render(data: dict[str, Any]) -> str:
+    """The comparison as a text table (old -> new in every cell)."""
+    lines = []
+    for row in data["criteria"]:
+        o, n = (CalibrationRecord.model_validate(row[s]) if row[s] else None
+                for s in ("old", "new"))
+        ch = Figure.model_validate(row["changed_suggestions"])
+        lines.append((
+            f"{row['task_id']}/{row['field_id']}",
+            _pair(o and o.cells_adjudicated, n and n.cells_adjudicated),
+            _pair(o and _ratio(o.answer_accuracy), n and _ratio(n.answer_accuracy)),
+            _pair(o and o.classification_kappa, n and n.classification_kappa, "{:.2f}"),
+            _ratio(ch) or "-",
+            _pair(o and _ratio(o.fallback), n and _ratio(n.fallback)),
+            _pair(o and o.cost_per_cell_usd, n and n.cost_per_cell_usd, "{:.4f}")))
+    to, tn = data["totals"]["old"], data["totals"]["new"]
+
+    def per_cell(t: dict[str, Any]) -> float | None:
+        return t["cost_usd"] / t["cells_judged"] if t["cells_judged"] else None
+    lines.append((
+        "all criteria", "",
+        _pair(_ratio(Figure(**to["answer_accuracy"])), _ratio(Figure(**tn["answer_accuracy"]))),
+        "", "", _pair(_ratio(Figure(**to["fallback"])), _ratio(Figure(**tn["fallback"]))),
+        _pair(per_cell(to), per_cell(tn), "{:.4f}")))
+    title = (f"prompt version {data['old']} -> {data['new']} against the human "
+             "adjudications (accuracy and kappa over adjudicated, non-fallback cells)")
+    return table(title, lines, HEADERS)

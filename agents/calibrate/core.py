@@ -1,0 +1,139 @@
+"""Join judge results with human adjudications by cell and compute the calibration figures.
+
+Pure: no Kafka. :class:`Calibration` holds the latest judge result per (cell, prompt
+version), the latest adjudication per cell and the latest cell outcome per cell; it can be
+fed in any order (records are kept by their own timestamps, not by arrival) and recomputes
+one (task, criterion, prompt version) group on demand. Answers are compared by their
+canonical value under the criterion's answer schema (``true`` equals ``"yes"``) when the
+skill knows the criterion, else by their JSON spelling.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Any
+
+import orjson
+
+from agents.calibrate.metrics import Ratio, agreement, cohen_kappa, confusion
+from schemas.calibration import (
+    CLASSIFICATIONS,
+    Adjudication,
+    AgentAgreement,
+    CalibrationRecord,
+    Confusion,
+    Figure,
+)
+from schemas.chart_review import CellOutcome, JudgeResult
+from schemas.skill import AnswerSchema
+from streams.detect.normalize import canonicalize, format_signature
+
+Group = tuple[str, str, str]  # task_id, field_id, prompt_version
+AGREE, DISAGREE = frozenset({"agreement", "type_drift"}), frozenset({"disagreement"})
+
+
+def figure(r: Ratio) -> Figure:
+    return Figure(hits=r.hits, n=r.n, rate=r.value)
+
+
+def same_answer(a: Any, b: Any, schema: AnswerSchema | None) -> bool:
+    if schema is not None:
+        return bool(canonicalize(a, schema) == canonicalize(b, schema))
+    return format_signature(a) == format_signature(b)
+
+
+class Calibration:
+    def __init__(self, schemas: Mapping[str, AnswerSchema] | None = None) -> None:
+        self.schemas = dict(schemas or {})
+        self.results: dict[tuple[str, str], JudgeResult] = {}  # (cell key, version)
+        self.adjudications: dict[str, Adjudication] = {}
+        self.outcomes: dict[str, CellOutcome] = {}
+        self.versions: dict[tuple[str, str], set[str]] = {}  # (task, field) -> versions
+
+    # -- input: each returns the groups whose figures may have changed -------------------
+    def add_result(self, r: JudgeResult) -> set[Group]:
+        slot = (r.key, r.prompt_version)
+        old = self.results.get(slot)
+        if old is not None and (old.judged_at, old.result_id) >= (r.judged_at, r.result_id):
+            return set()
+        self.results[slot] = r
+        self.versions.setdefault((r.task_id, r.field_id), set()).add(r.prompt_version)
+        return {(r.task_id, r.field_id, r.prompt_version)}
+
+    def add_adjudication(self, a: Adjudication) -> set[Group]:
+        old = self.adjudications.get(a.key)
+        if old is not None and old.adjudicated_at > a.adjudicated_at:
+            return set()
+        self.adjudications[a.key] = a
+        return self._all_versions(a.task_id, a.field_id)
+
+    def add_outcome(self, o: CellOutcome) -> set[Group]:
+        old = self.outcomes.get(o.key)
+        if old is not None and old.decided_at > o.decided_at:
+            return set()
+        self.outcomes[o.key] = o
+        return self._all_versions(o.task_id, o.field_id)
+
+    def _all_versions(self, task: str, field: str) -> set[Group]:
+        return {(task, field, v) for v in self.versions.get((task, field), ())}
+
+    def groups(self) -> list[Group]:
+        return sorted((t, f, v) for (t, f), vs in self.versions.items() for v in vs)
+
+    def results_of(self, group: Group) -> dict[str, JudgeResult]:
+        task, field, version = group
+        return {cell: r for (cell, v), r in self.results.items()
+                if v == version and r.task_id == task and r.field_id == field}
+
+    # -- output ----------------------------------------------------------------------
+    def record(self, group: Group, now: datetime) -> CalibrationRecord:
+        task, field, version = group
+        results = self.results_of(group)
+        schema = self.schemas.get(field)
+        joined = [(self.adjudications[c], r) for c, r in sorted(results.items())
+                  if c in self.adjudications]
+        judged = [(a, r) for a, r in joined if r.status != "fallback"]
+        accuracy = Ratio(sum(1 for a, r in judged if r.analysis.suggested_answer is not None
+                             and same_answer(r.analysis.suggested_answer, a.final_answer,
+                                             schema)), len(judged))
+        klass = [(a.classification, r.analysis.classification_hint) for a, r in judged]
+        correct = [(a.agent_correctness, r.analysis.agent_correctness) for a, r in judged
+                   if a.agent_correctness is not None]
+        cost = sum(r.usage.cost_usd for r in results.values())
+        fields: dict[str, Any] = dict(
+            task_id=task, field_id=field, prompt_version=version,
+            cells_judged=len(results), cells_adjudicated=len(joined),
+            answer_accuracy=figure(accuracy), classification_kappa=cohen_kappa(klass),
+            classification_agreement=figure(agreement(klass)),
+            agent_correctness_agreement=figure(agreement(correct)),
+            confusion=Confusion(labels=CLASSIFICATIONS, counts=tuple(
+                tuple(row) for row in confusion(klass, CLASSIFICATIONS))),
+            fallback=figure(Ratio(sum(r.status == "fallback" for r in results.values()),
+                                  len(results))),
+            cost_usd=round(cost, 8),
+            cost_per_cell_usd=round(cost / len(results), 8) if results else None,
+            agent_agreement=self.agent_agreement(task, field))
+        digest = hashlib.sha256(orjson.dumps(
+            CalibrationRecord.model_construct(**fields).model_dump(mode="json", exclude={
+                "calibration_id", "computed_at", "schema_version"}),
+            option=orjson.OPT_SORT_KEYS)).hexdigest()
+        return CalibrationRecord(calibration_id=digest, computed_at=now, **fields)
+
+    def agent_agreement(self, task: str, field: str) -> AgentAgreement | None:
+        decided = [o.outcome for o in self.outcomes.values()
+                   if o.task_id == task and o.field_id == field and o.outcome in AGREE | DISAGREE]
+        if not decided:
+            return None
+        r = Ratio(sum(o in AGREE for o in decided), len(decided))
+        return AgentAgreement(agreed=r.hits, n=r.n, rate=r.value)
+
+    def changed_suggestions(self, old: Group, new: Group) -> Ratio:
+        """Cells judged under both versions whose suggested answer differs."""
+        a, b = self.results_of(old), self.results_of(new)
+        both = sorted(set(a) & set(b))
+        schema = self.schemas.get(old[1])
+        return Ratio(sum(not same_answer(a[c].analysis.suggested_answer,
+                                         b[c].analysis.suggested_answer, schema)
+                         for c in both), len(both))

@@ -1,0 +1,178 @@
+"""``judgeflow worker calibrate``: judge results + adjudications -> calibration records.
+
+Calibration is a function of whole topics, so the worker keeps no offsets: at start it reads
+the judge results, the adjudications and the cell outcomes from the beginning (Kafka is the
+only state), then follows them. Once caught up, and then at most every
+``kafka.commit_interval_seconds``, it republishes each (task, criterion, prompt version)
+whose figures changed. A record's ``calibration_id`` hashes its figures, and the ids already
+on the calibration topic are read at start, so a restart publishes nothing twice. Dead
+letters already written for an adjudication are read back too, so a restart does not
+dead-letter it again. Run one replica (two would publish the same records twice, harmless).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+import time
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from agents.calibrate.core import Calibration, Group
+from agents.calibrate.feed import Feeder
+from schemas.dlq import DeadLetterHeaders, dead_letter_headers
+from schemas.skill import AnswerSchema, SkillError, load_skill
+from streams.errors import BadRecord
+from streams.metrics import Metrics
+from streams.quirks import install_idle_fetch_backoff
+from streams.settings import Settings
+from streams.topics import assign_all, ensure_topics, ids_on_topic, read_to_end
+
+log = logging.getLogger(__name__)
+NAME = "calibrate"
+
+
+def answer_schemas(settings: Settings) -> dict[str, AnswerSchema]:
+    """The criteria's answer schemas, to compare answers by meaning; empty without a skill."""
+    try:
+        skill = load_skill(settings.skill_dir)
+    except SkillError as exc:
+        log.warning("calibrate: no usable skill (%s); answers compared by spelling", exc)
+        return {}
+    return {fid: c.answer_schema for fid, c in skill.criteria.items()}
+
+
+async def dead_lettered(settings: Settings) -> set[tuple[int, int]]:
+    """(partition, offset) of adjudications already in the DLQ."""
+    seen: set[tuple[int, int]] = set()
+
+    def note(rec: Any) -> None:
+        with contextlib.suppress(KeyError, ValueError):
+            h = DeadLetterHeaders.from_kafka(rec.headers or ())
+            if h.source_topic == settings.topics.adjudications:
+                seen.add((h.source_partition, h.source_offset))
+    await read_to_end(settings.kafka.bootstrap_servers,
+                      [settings.topics.dlq(settings.topics.adjudications)], note)
+    return seen
+
+
+class CalibrateWorker:
+    def __init__(self, settings: Settings, metrics: Metrics, calibration: Calibration) -> None:
+        self.s = settings
+        self.metrics = metrics
+        self.cal = calibration
+        self.feeder = Feeder(calibration, settings.topics)
+        self.dirty: set[Group] = set()
+        self.published: set[str] = set()
+        self.dead: set[tuple[int, int]] = set()
+        self.stop_event = asyncio.Event()
+        self.producer: AIOKafkaProducer | None = None
+
+    def stop(self) -> None:
+        self.stop_event.set()
+
+    def absorb(self, rec: Any) -> list[tuple[str, bytes | None, bytes, list[Any]]]:
+        """Feed one record; returns the dead letter to send, if any."""
+        self.metrics.records_in.labels(NAME, rec.topic).inc()
+        try:
+            self.dirty |= self.feeder.feed(rec)
+        except BadRecord as exc:
+            if (rec.partition, rec.offset) in self.dead:
+                return []
+            self.metrics.dead_letters.labels(NAME, exc.error_type).inc()
+            log.warning("calibrate: dead-lettered %s[%d]@%d: %s", rec.topic, rec.partition,
+                        rec.offset, exc.error_type)
+            headers = dead_letter_headers(exc.error_type, exc.message, rec.topic,
+                                          rec.partition, rec.offset)
+            return [(self.s.topics.dlq(rec.topic), rec.key, rec.value, headers)]
+        return []
+
+    async def publish(self) -> int:
+        """Send the changed groups' records; returns how many were new."""
+        assert self.producer is not None
+        now, sent = datetime.now(UTC), []
+        for group in sorted(self.dirty):
+            rec = self.cal.record(group, now)
+            if rec.calibration_id not in self.published:
+                sent.append((rec, await self.producer.send(
+                    self.s.topics.calibration, key=rec.key.encode(),
+                    value=orjson.dumps(rec.model_dump(mode="json")))))
+        for rec, fut in sent:
+            await fut
+            self.published.add(rec.calibration_id)
+            self.metrics.records_out.labels(NAME, self.s.topics.calibration).inc()
+        self.dirty.clear()
+        return len(sent)
+
+    async def run(self) -> None:
+        k, t = self.s.kafka, self.s.topics
+        inputs = [t.judge_results, t.adjudications, t.cell_outcomes]
+        self.published = await ids_on_topic(k.bootstrap_servers, t.calibration, "calibration_id")
+        self.dead = await dead_lettered(self.s)
+        self.producer = AIOKafkaProducer(bootstrap_servers=k.bootstrap_servers, acks="all",
+                                         enable_idempotence=True)
+        consumer = AIOKafkaConsumer(bootstrap_servers=k.bootstrap_servers, group_id=None,
+                                    enable_auto_commit=False, auto_offset_reset="earliest")
+        await self.producer.start()
+        await consumer.start()
+        try:
+            ends = await self._catch_up(consumer, inputs)
+            log.info("calibrate: caught up on %d partition(s); %d group(s); published %d",
+                     len(ends), len(self.cal.groups()), await self.publish())
+            last = time.monotonic()
+            while not self.stop_event.is_set():
+                await self._poll(consumer)
+                if self.dirty and time.monotonic() - last >= k.commit_interval_seconds:
+                    await self.publish()
+                    last = time.monotonic()
+        finally:
+            await consumer.stop()
+            await self.producer.stop()
+
+    async def _catch_up(self, consumer: AIOKafkaConsumer, inputs: list[str]) -> dict[Any, int]:
+        tps = await assign_all(consumer, inputs, wait=5.0)
+        await consumer.seek_to_beginning(*tps)
+        ends: dict[Any, int] = await consumer.end_offsets(tps)
+        while not self.stop_event.is_set():
+            behind = [tp for tp in tps if await consumer.position(tp) < ends[tp]]
+            if not behind:
+                break
+            await self._poll(consumer)
+        return ends
+
+    async def _poll(self, consumer: AIOKafkaConsumer) -> None:
+        assert self.producer is not None
+        batch = await consumer.getmany(timeout_ms=200, max_records=1000)
+        letters = [d for rs in batch.values() for rec in rs for d in self.absorb(rec)]
+        futures = [await self.producer.send(topic, key=key, value=value, headers=headers)
+                   for topic, key, value, headers in letters]
+        for fut in futures:
+            await fut
+
+
+async def serve(settings: Settings, stop: asyncio.Event | None = None,
+                metrics: Metrics | None = None) -> None:
+    """Run the calibrate worker until ``stop`` is set (or SIGTERM/SIGINT)."""
+    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
+    await ensure_topics(settings)
+    worker = CalibrateWorker(settings, metrics or Metrics.create(),
+                             Calibration(answer_schemas(settings)))
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        with contextlib.suppress(NotImplementedError, RuntimeError):
+            loop.add_signal_handler(sig, worker.stop)
+    if stop is not None:
+        loop.create_task(stop.wait()).add_done_callback(lambda _: worker.stop())
+    await worker.run()
+
+
+def run_worker(settings: Settings) -> int:
+    metrics = Metrics.create()
+    metrics.serve(settings.metrics_port, settings.metrics_host)
+    asyncio.run(serve(settings, metrics=metrics))
+    return 0

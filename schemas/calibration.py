@@ -1,0 +1,129 @@
+"""Calibration contracts: Adjudication (a human verdict per cell) and CalibrationRecord.
+
+``chart-review.adjudications.v1`` carries the reviewer's final word on a cell the judge saw;
+``chart-review.calibration.v1`` carries, per (task, criterion, prompt version), how well the
+judge's suggestions matched those verdicts. Field names are a contract; add, never rename.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import Field, model_validator
+
+from schemas.base import Frozen, SafeId
+from schemas.chart_review import cell_key
+from schemas.registry import register
+
+SCHEMA_VERSION = 1
+
+#: The reviewer's 4-way classification of a disagreement; ``n_a`` for cells that were not a
+#: disagreement (type drift, low confidence). Same tokens as the judge's classification_hint.
+Classification = Literal["agent_a_error", "agent_b_error", "guideline_gap", "true_ambiguity",
+                         "n_a"]
+CLASSIFICATIONS: tuple[str, ...] = (
+    "agent_a_error", "agent_b_error", "guideline_gap", "true_ambiguity", "n_a")
+#: Which agent(s) the reviewer found right; same tokens as the judge's agent_correctness.
+Correctness = Literal["agent_a", "agent_b", "neither", "both", "n_a"]
+
+
+class Adjudication(Frozen):
+    """A human reviewer's final answer and classification for one cell."""
+
+    schema_version: int = SCHEMA_VERSION
+    #: Optional redundant cell key; when present it must equal task|patient|field.
+    cell: str | None = None
+    task_id: SafeId
+    patient_id: SafeId
+    field_id: SafeId
+    #: The reviewer's final answer (any JSON value of the criterion's answer schema).
+    final_answer: Any = None
+    classification: Classification
+    #: Optional: which agent(s) the reviewer found right (agent A first, as in JudgeJob).
+    agent_correctness: Correctness | None = None
+    #: Pseudonymous reviewer id (never a name or an e-mail address).
+    adjudicator: SafeId
+    adjudicated_at: datetime
+
+    @model_validator(mode="after")
+    def _cell_matches(self) -> Adjudication:
+        if self.cell is not None and self.cell != self.key:
+            raise ValueError("cell must equal task_id|patient_id|field_id")
+        return self
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.task_id, self.patient_id, self.field_id)
+
+
+class Figure(Frozen):
+    """``hits`` of ``n``; ``rate`` is null when ``n`` is 0."""
+
+    hits: int = Field(ge=0)
+    n: int = Field(ge=0)
+    rate: float | None = None
+
+
+class Confusion(Frozen):
+    """Counts of reviewer classification (rows) by judge classification_hint (columns)."""
+
+    labels: tuple[str, ...]
+    counts: tuple[tuple[int, ...], ...]
+
+
+class AgentAgreement(Frozen):
+    """How often the two reviewer agents agreed on this criterion (from cell outcomes):
+    ``agreement`` and ``type_drift`` cells agree, ``disagreement`` cells do not; cells with a
+    missing agent or a single low-confidence answer are left out."""
+
+    agreed: int = Field(ge=0)
+    n: int = Field(ge=0)
+    rate: float | None = None
+
+
+class CalibrationRecord(Frozen):
+    """One prompt version's figures on one criterion against the human adjudications."""
+
+    schema_version: int = SCHEMA_VERSION
+    #: sha256 of the key and every figure: the same figures always carry the same id.
+    calibration_id: str
+    task_id: SafeId
+    field_id: SafeId
+    prompt_version: str
+    #: Cells judged under this version (latest result per cell).
+    cells_judged: int = Field(ge=0)
+    #: Judged cells that also have an adjudication.
+    cells_adjudicated: int = Field(ge=0)
+    #: suggested_answer == final_answer, over adjudicated cells with a non-fallback result.
+    answer_accuracy: Figure
+    #: Cohen's kappa of classification_hint vs the reviewer's classification (null when
+    #: undefined: no cells, or both always gave one and the same class).
+    classification_kappa: float | None
+    classification_agreement: Figure
+    #: agent_correctness vs the reviewer's, over adjudications that state it.
+    agent_correctness_agreement: Figure
+    confusion: Confusion
+    #: Fallback results over judged cells.
+    fallback: Figure
+    cost_usd: float = Field(ge=0)
+    cost_per_cell_usd: float | None = None
+    agent_agreement: AgentAgreement | None = None
+    computed_at: datetime
+
+    @property
+    def key(self) -> str:
+        return calibration_key(self.task_id, self.field_id, self.prompt_version)
+
+
+def calibration_key(task_id: str, field_id: str, prompt_version: str) -> str:
+    """The key of ``chart-review.calibration.v1``: one series per criterion and version."""
+    return f"{task_id}|{field_id}|{prompt_version}"
+
+
+def _cell(rec: Any) -> str:
+    return str(rec.key)
+
+
+register("adjudications", Adjudication, _cell)
+register("calibration", CalibrationRecord, _cell)

@@ -1,0 +1,82 @@
+"""`judgeflow worker calibrate` on the real embedded broker: the published figures equal the
+hand calculation of tests/unit/agents/calibrate/scenario.py; a restart publishes nothing new
+and dead-letters nothing twice; a new adjudication republishes the group it changes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from schemas.dlq import DeadLetterHeaders
+from streams.settings import Settings
+from streams.topics import ensure_topics
+from tests.helpers import collect, produce, values, worker
+from tests.helpers import test_settings as make_settings
+from tests.unit.agents.calibrate import scenario as sc
+
+pytestmark = pytest.mark.integration
+
+
+def _keyed(records: list[Any]) -> list[tuple[bytes, bytes]]:
+    return [(r.key.encode(), orjson.dumps(r.model_dump(mode="json"))) for r in records]
+
+
+async def load_scenario(bootstrap: str, settings: Settings, bad: bytes | None = None) -> None:
+    t = settings.topics
+    await ensure_topics(settings)
+    await produce(bootstrap, t.judge_results, _keyed(sc.results()))
+    adjs = _keyed(sc.adjudications())
+    await produce(bootstrap, t.adjudications, adjs + ([(b"T|x|f", bad)] if bad else []))
+    await produce(bootstrap, t.cell_outcomes, _keyed(sc.outcomes()))
+
+
+def latest(records: list[Any]) -> dict[str, dict[str, Any]]:
+    out: dict[str, dict[str, Any]] = {}
+    for rec in values(records):
+        out[rec["prompt_version"]] = rec
+    return out
+
+
+def _has_both(records: list[Any]) -> bool:
+    return set(latest(records)) == {"v1", "v2"}
+
+
+async def test_worker_publishes_the_hand_calculated_figures(bootstrap: str,
+                                                            tmp_path: Path) -> None:
+    settings = make_settings(bootstrap)
+    topic, dlq = settings.topics.calibration, settings.topics.dlq(settings.topics.adjudications)
+    await load_scenario(bootstrap, settings, bad=b'{"task_id": "T"}')
+    with worker("calibrate", settings, tmp_path, tag="-1") as proc:
+        first = await collect(bootstrap, topic, done=_has_both, timeout=40, quiet=1.5)
+        assert _has_both(first), proc.log_text()[-2000:]
+    v1, v2 = latest(first)["v1"], latest(first)["v2"]
+    assert len(first) == 2  # one record per group, nothing republished while unchanged
+    assert (v1["cells_judged"], v1["cells_adjudicated"]) == (5, 4)
+    assert v1["answer_accuracy"] == {"hits": 2, "n": 3, "rate": pytest.approx(2 / 3)}
+    assert v1["classification_kappa"] == pytest.approx(0.4)
+    assert v1["agent_correctness_agreement"]["hits"] == 2
+    assert v1["confusion"]["counts"][:2] == [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0]]
+    assert v1["fallback"] == {"hits": 1, "n": 5, "rate": pytest.approx(0.2)}
+    assert v1["cost_per_cell_usd"] == pytest.approx(0.02)
+    assert v1["agent_agreement"] == {"agreed": 4, "n": 6, "rate": pytest.approx(4 / 6)}
+    assert v2["classification_kappa"] == pytest.approx(1.0)
+    assert [r.key for r in first] and all(r.key.decode().startswith("T|f|v") for r in first)
+    letters = await collect(bootstrap, dlq, until=1, timeout=10, quiet=0.5)
+    assert [DeadLetterHeaders.from_kafka(r.headers).error_type for r in letters] == [
+        "schema_error"]
+
+    # restart: same figures, same ids -> nothing new; the bad adjudication is not re-sent
+    more = sc.adjudication("c2", "no", "agent_b_error", "agent_a", minute=40)
+    with worker("calibrate", settings, tmp_path, tag="-2") as proc:
+        await collect(bootstrap, topic, timeout=4, quiet=0)  # give it time to catch up
+        assert "published 0" in proc.log_text(), proc.log_text()[-2000:]
+        await produce(bootstrap, settings.topics.adjudications, _keyed([more]))
+        after = await collect(bootstrap, topic, until=3, timeout=30, quiet=1.5)
+    assert len(await collect(bootstrap, dlq, timeout=2, quiet=0)) == 1
+    # c2's final answer is now "no": v1 (suggested "no") 3/3, v2 (suggested "yes") 1/2
+    assert len(after) == 4
+    assert latest(after)["v1"]["answer_accuracy"]["hits"] == 3
+    assert latest(after)["v2"]["answer_accuracy"]["hits"] == 1

@@ -1,0 +1,49 @@
+"""`judgeflow compare OLD NEW` on the real broker: two prompt versions' results and the
+adjudications of tests/unit/agents/calibrate/scenario.py -> the hand-calculated figures, as a
+table and as JSON; a version with no results is a one-line error."""
+
+from __future__ import annotations
+
+import orjson
+import pytest
+
+from tests.helpers import test_settings
+from tests.integration.test_calibrate_worker import load_scenario
+from tests.integration.test_cli import run_cli
+
+pytestmark = pytest.mark.integration
+
+
+async def test_compare_prints_the_hand_calculated_figures(bootstrap: str) -> None:
+    s = test_settings(bootstrap)
+    await load_scenario(bootstrap, s, bad=b"not json")
+
+    data = run_cli(s, "compare", "v1", "v2", "--json")
+    assert data.returncode == 0, data.stderr
+    assert "1 malformed adjudication(s) ignored" in data.stderr
+    out = orjson.loads(data.stdout)
+    [row] = out["criteria"]
+    old, new = row["old"], row["new"]
+    assert (row["task_id"], row["field_id"]) == ("T", "f")
+    assert (old["answer_accuracy"]["hits"], old["answer_accuracy"]["n"]) == (2, 3)
+    assert (new["answer_accuracy"]["hits"], new["answer_accuracy"]["n"]) == (2, 2)
+    assert old["classification_kappa"] == pytest.approx(0.4)
+    assert new["classification_kappa"] == pytest.approx(1.0)
+    assert row["changed_suggestions"] == {"hits": 1, "n": 2, "rate": 0.5}
+    assert (old["fallback"]["hits"], new["fallback"]["hits"]) == (1, 0)
+    assert (old["cost_per_cell_usd"], new["cost_per_cell_usd"]) == (
+        pytest.approx(0.02), pytest.approx(0.05))
+    assert out["totals"]["old"]["cost_usd"] == pytest.approx(0.10)
+    assert out["totals"]["new"]["cells_judged"] == 2
+
+    text = run_cli(s, "compare", "v1", "v2")
+    assert text.returncode == 0, text.stderr
+    line = next(ln for ln in text.stdout.splitlines() if ln.strip().startswith("T/f"))
+    for cell in ("4 -> 2", "2/3 67% -> 2/2 100%", "0.40 -> 1.00", "1/2 50%",
+                 "1/5 20% -> 0/2 0%", "0.0200 -> 0.0500"):
+        assert cell in line, line
+
+    missing = run_cli(s, "compare", "nope-1", "nope-2")
+    assert missing.returncode == 1
+    assert "no judge results under 'nope-1' or 'nope-2'" in missing.stderr
+    assert "v1, v2" in missing.stderr and "Traceback" not in missing.stderr
