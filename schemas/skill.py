@@ -3,12 +3,17 @@
 Layout (paths come only from configuration; ids are validated before they name a file)::
 
     <skill dir>/SKILL.md
-    <skill dir>/references/criteria/<field_id>.md
-    <skill dir>/references/edge_cases/<name>.md
+    <skill dir>/references/criteria/<field_id>.md     (or criteria/, and .yaml/.yml/.json)
+    <skill dir>/references/edge_cases/<name>.md       (or edge_cases/)
+
+Files written by other teams are read through :mod:`schemas.skill_foreign`. One unusable
+criterion file makes that criterion unavailable, not the whole skill.
 """
 
 from __future__ import annotations
 
+import json
+import logging
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,9 +21,16 @@ import yaml
 from pydantic import Field, ValidationError, model_validator
 
 from schemas.base import Frozen, SafeId, SchemaError, check_safe_id
+from schemas.skill_foreign import criterion_fields
+
+log = logging.getLogger(__name__)
 
 AnswerType = Literal["boolean", "enum", "number", "date", "list", "string"]
 NO_INFO = "no_info"
+#: Where criterion and edge-case files may live (first existing folder wins).
+CRITERIA_DIRS = ("references/criteria", "criteria")
+EDGE_DIRS = ("references/edge_cases", "edge_cases", "references/edge-cases", "edge-cases")
+CRITERION_SUFFIXES = (".md", ".yaml", ".yml", ".json")
 
 
 class SkillError(SchemaError):
@@ -28,7 +40,8 @@ class SkillError(SchemaError):
 class AnswerSchema(Frozen):
     type: AnswerType
     #: Allowed values. boolean criteria: ``[true, false, "no_info"]``; enum criteria: strings;
-    #: list criteria: the allowed items.
+    #: list criteria: the allowed items, or none for an open list (items compared as
+    #: normalised strings).
     enum: tuple[Any, ...] | None = None
     #: number: the unit answers are expressed in (``"mg/dL"``); answers may carry it.
     unit: str | None = None
@@ -39,14 +52,30 @@ class AnswerSchema(Frozen):
 
     @model_validator(mode="after")
     def _enum_needed(self) -> AnswerSchema:
-        if self.type in ("enum", "list") and not self.enum:
-            raise ValueError(f"answer_schema of type {self.type!r} needs a non-empty enum")
+        if self.type == "enum" and not self.enum:
+            raise ValueError("answer_schema of type 'enum' needs a non-empty enum")
         return self
 
 
 class Gate(Frozen):
+    """The criterion applies only when ``field_id`` has one of ``values``."""
+
     field_id: SafeId
-    value: Any
+    values: tuple[Any, ...] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_value(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "value" in data and "values" not in data:
+            data = dict(data)
+            value = data.pop("value")
+            data["values"] = tuple(value) if isinstance(value, list | tuple) else (value,)
+        return data
+
+    @property
+    def value(self) -> Any:
+        """The gate value; a list when the gate admits several."""
+        return self.values[0] if len(self.values) == 1 else list(self.values)
 
 
 class Uses(Frozen):
@@ -71,9 +100,24 @@ class Skill(Frozen):
     edge_cases: dict[str, str]
     #: Raw bytes of every file read, by path relative to ``root`` (for prompt versioning).
     files: dict[str, str]
+    #: Unusable criterion files: relative path -> one-line reason.
+    problems: dict[str, str] = Field(default_factory=dict)
+    #: Criteria whose file is unusable: field id (and file stem) -> "<file>: <reason>".
+    unavailable: dict[str, str] = Field(default_factory=dict)
+    #: One line per ignored key or other oddity: "<file>: <what>".
+    warnings: tuple[str, ...] = ()
+    #: The file each usable criterion was read from (relative path), by field id.
+    sources: dict[str, str] = Field(default_factory=dict)
 
     def criterion(self, field_id: str) -> Criterion | None:
         return self.criteria.get(field_id)
+
+    def unavailable_reason(self, field_id: str) -> str:
+        """Why answers for ``field_id`` cannot be decided (for the dead-letter header)."""
+        if field_id in self.unavailable:
+            return (f"criterion {field_id!r} of skill {self.name!r} is unavailable: "
+                    f"{self.unavailable[field_id]}")
+        return f"field_id {field_id!r} is not a criterion of skill {self.name!r}"
 
 
 def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
@@ -84,51 +128,154 @@ def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
         raise SkillError("unterminated YAML front matter")
     head = parts[0][3:]
     body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
-    data = yaml.safe_load(head) or {}
+    data = _yaml(head)
     if not isinstance(data, dict):
         raise SkillError("front matter must be a mapping")
     return data, body.strip()
 
 
-def load_criterion(path: Path) -> Criterion:
-    data, body = split_front_matter(path.read_text(encoding="utf-8"))
+def _yaml(text: str) -> Any:
     try:
-        crit = Criterion.model_validate({**data, "body": body})
+        return yaml.safe_load(text) or {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1}" if mark is not None else ""
+        raise SkillError(f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}"
+                         ) from None
+
+
+def parse_file(path: Path, text: str) -> tuple[dict[str, Any], str]:
+    """(mapping, prose) of a criterion file: Markdown with front matter, YAML or JSON."""
+    if path.suffix == ".md":
+        return split_front_matter(text)
+    if path.suffix == ".json":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise SkillError(f"invalid JSON: {exc}") from None
+    else:
+        data = _yaml(text)
+    if not isinstance(data, dict):
+        raise SkillError(f"{path.suffix[1:].upper()} criterion file must hold one mapping")
+    return data, ""
+
+
+def read_criterion(path: Path, text: str) -> tuple[Criterion, list[str]]:
+    """One criterion file -> (criterion, warnings); SkillError carries a one-line reason."""
+    data, prose = parse_file(path, text)
+    try:
+        fields, warnings = criterion_fields(data)
+    except ValueError as exc:
+        raise SkillError(str(exc)) from None
+    if prose:
+        fields["body"] = f"{fields.get('body') or ''}\n\n{prose}".strip()
+    if "field_id" not in fields:
+        fields["field_id"] = path.stem
+        warnings.append("no field_id; the file name is used")
+    try:
+        crit = Criterion.model_validate(fields)
     except ValidationError as exc:
-        raise SkillError(f"{path.name}: {exc}") from exc
+        raise SkillError(one_line(exc)) from None
     if crit.field_id != path.stem:
-        raise SkillError(f"{path.name}: field_id {crit.field_id!r} does not match the file name")
-    return crit
+        warnings.append(f"field_id {crit.field_id!r} differs from the file name")
+    return crit, warnings
+
+
+def load_criterion(path: Path) -> Criterion:
+    try:
+        return read_criterion(path, path.read_text(encoding="utf-8"))[0]
+    except SkillError as exc:
+        raise SkillError(f"{path.name}: {exc}") from None
+
+
+def one_line(exc: ValidationError) -> str:
+    """Field locations and messages of a validation error, on one line."""
+    return "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
+                     for e in exc.errors(include_input=False))
+
+
+def _first_dir(root: Path, names: tuple[str, ...]) -> Path | None:
+    return next((root / n for n in names if (root / n).is_dir()), None)
+
+
+def _declared_id(path: Path, text: str) -> str:
+    try:
+        data = parse_file(path, text)[0]
+        value = str(criterion_fields(data)[0].get("field_id", path.stem))
+        return check_safe_id(value)
+    except (SkillError, ValueError):
+        return path.stem
+
+
+def read_skill(root: Path) -> Skill:
+    """Read a skill folder file by file: an unusable file is recorded in ``problems`` (its
+    criterion is unavailable), never raised. Raises SkillError only when there is no
+    folder or no criteria folder."""
+    root = root.resolve()
+    if not root.is_dir():
+        raise SkillError(f"skill folder {root} does not exist")
+    crit_dir = _first_dir(root, CRITERIA_DIRS)
+    if crit_dir is None:
+        raise SkillError(f"skill folder {root} has no criteria folder "
+                         f"({' or '.join(CRITERIA_DIRS)})")
+    files: dict[str, str] = {}
+    if (root / "SKILL.md").is_file():
+        files["SKILL.md"] = (root / "SKILL.md").read_text(encoding="utf-8")
+    criteria: dict[str, Criterion] = {}
+    problems: dict[str, str] = {}
+    bad: dict[str, str] = {}
+    warnings: list[str] = []
+    where: dict[str, str] = {}
+    for path in sorted(p for p in crit_dir.iterdir() if p.suffix in CRITERION_SUFFIXES):
+        rel = path.relative_to(root).as_posix()
+        try:
+            text = files[rel] = path.read_text(encoding="utf-8")
+            crit, notes = read_criterion(path, text)
+        except (SkillError, OSError, UnicodeDecodeError) as exc:
+            problems[rel] = str(exc).replace("\n", " ")
+            bad[path.stem] = bad[_declared_id(path, files.get(rel, ""))] = f"{rel}: {exc}"
+            continue
+        warnings.extend(f"{rel}: {note}" for note in notes)
+        if crit.field_id in criteria:
+            problems[rel] = f"field_id {crit.field_id!r} is also defined in {where[crit.field_id]}"
+            continue
+        criteria[crit.field_id], where[crit.field_id] = crit, rel
+    edge_cases: dict[str, str] = {}
+    edge_dir = _first_dir(root, EDGE_DIRS)
+    for path in sorted(edge_dir.iterdir()) if edge_dir is not None else []:
+        if path.suffix in (".md", ".txt") and path.is_file():
+            rel = path.relative_to(root).as_posix()
+            edge_cases[path.stem] = files[rel] = path.read_text(encoding="utf-8")
+    for field_id, crit in list(criteria.items()):
+        missing = [e for e in crit.uses.edge_cases if e not in edge_cases]
+        gate = crit.gate.field_id if crit.gate else None
+        reason = (f"unknown edge cases {missing}" if missing else
+                  f"gate names unknown criterion {gate!r}"
+                  if gate and gate not in criteria and gate not in bad else None)
+        if reason:
+            problems[where[field_id]] = reason
+            bad[field_id] = f"{where[field_id]}: {reason}"
+            del criteria[field_id]
+    return Skill(root=root, name=root.name, criteria=criteria, edge_cases=edge_cases,
+                 files=files, problems=problems, unavailable=bad, warnings=tuple(warnings),
+                 sources={f: where[f] for f in criteria})
 
 
 def load_skill(root: Path) -> Skill:
-    """Read a whole skill folder; raises SkillError with the offending file named."""
-    root = root.resolve()
-    crit_dir = root / "references" / "criteria"
-    if not crit_dir.is_dir():
-        raise SkillError(f"no criteria folder at {crit_dir}")
-    files: dict[str, str] = {}
-    skill_md = root / "SKILL.md"
-    if skill_md.is_file():
-        files["SKILL.md"] = skill_md.read_text(encoding="utf-8")
-    criteria: dict[str, Criterion] = {}
-    for path in sorted(crit_dir.glob("*.md")):
-        criteria[path.stem] = load_criterion(path)
-        files[f"references/criteria/{path.name}"] = path.read_text(encoding="utf-8")
-    edge_cases: dict[str, str] = {}
-    edge_dir = root / "references" / "edge_cases"
-    for path in sorted(edge_dir.glob("*.md")) if edge_dir.is_dir() else []:
-        edge_cases[path.stem] = path.read_text(encoding="utf-8")
-        files[f"references/edge_cases/{path.name}"] = edge_cases[path.stem]
-    for crit in criteria.values():
-        missing = [e for e in crit.uses.edge_cases if e not in edge_cases]
-        if missing:
-            raise SkillError(f"criterion {crit.field_id}: unknown edge cases {missing}")
-        if crit.gate and crit.gate.field_id not in criteria:
-            raise SkillError(f"criterion {crit.field_id}: gate names unknown {crit.gate.field_id}")
-    if not criteria:
-        raise SkillError(f"no criterion files in {crit_dir}")
-    return Skill(root=root, name=root.name, criteria=criteria, edge_cases=edge_cases, files=files)
+    """Read a skill folder for a worker: log one line per unusable file (ERROR) and per
+    ignored key (WARNING); raise SkillError (one line) when no criterion is usable."""
+    skill = read_skill(root)
+    for note in skill.warnings:
+        log.warning("skill %s: %s", skill.name, note)
+    for rel, reason in skill.problems.items():
+        log.error("skill %s: %s is unusable, its criterion is unavailable: %s",
+                  skill.name, rel, reason)
+    if not skill.criteria:
+        first = next(iter(skill.problems.items()), None)
+        detail = (f"{len(skill.problems)} unusable, e.g. {first[0]}: {first[1]}" if first
+                  else f"no {'/'.join(CRITERION_SUFFIXES)} files")
+        raise SkillError(f"skill folder {skill.root} has no usable criterion ({detail})")
+    return skill
 
 
 def safe_child(base: Path, *ids: str, suffix: str = "") -> Path:
