@@ -141,7 +141,8 @@ def _type(raw: Any, data: dict[str, Any]) -> str:
         return "boolean" if all(isinstance(v, bool) or v == "no_info" for v in enum) else "enum"
     kind = _TYPES.get(snake(raw))
     if kind is None:
-        raise ValueError(f"answer_schema.type {raw!r} is not one of {sorted(set(_TYPES))}")
+        raise ValueError(f"answer_schema.type {raw!r} is not a type answers can be compared "
+                         "as (boolean, string, enum, number, integer, date, array, list)")
     return kind
 
 
