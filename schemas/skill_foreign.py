@@ -88,15 +88,26 @@ def criterion_fields(raw: dict[Any, Any]) -> tuple[dict[str, Any], list[str]]:
     edge = data.pop("edge_cases", None)
     if isinstance(uses, list | tuple):
         uses = {"edge_cases": list(uses)}
-    uses = _rename(uses, {"edge_cases": ("edge_cases",)}, "uses.", warnings) if isinstance(
-        uses, dict) else {}
-    names = [*(uses.get("edge_cases") or ()), *(edge or ())]
+    if uses is not None and not isinstance(uses, dict):
+        raise ValueError("uses must be a mapping such as {edge_cases: [...]}")
+    uses = _rename(uses or {}, {"edge_cases": ("edge_cases",)}, "uses.", warnings)
+    names = [*_names(uses.get("edge_cases")), *_names(edge)]
     data["uses"] = {"edge_cases": [re.sub(r"\.(md|txt)$", "", str(n)) for n in names]}
     if isinstance(data.get("keywords"), str):
         data["keywords"] = [data["keywords"]]
     if isinstance(data.get("body"), list | tuple):
         data["body"] = "\n".join(map(str, data["body"]))
     return data, warnings
+
+
+def _names(value: Any) -> list[Any]:
+    if value is None:
+        return []
+    if isinstance(value, str):
+        return [value]
+    if not isinstance(value, list | tuple):
+        raise ValueError("edge_cases must be a list of names")
+    return list(value)
 
 
 def answer_schema(raw: Any, warnings: list[str]) -> dict[str, Any]:
