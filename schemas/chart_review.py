@@ -5,14 +5,18 @@ Field names are the contract of DESIGN (docs/contracts.md); add fields, never re
 
 from __future__ import annotations
 
+import math
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, field_validator, model_validator
 
 from schemas.base import Frozen, SafeId
 
 SCHEMA_VERSION = 1
+#: Deepest nesting accepted in a free JSON value (``answer``, ``normalized``): deeper values
+#: cannot be re-encoded by every component downstream (orjson stops at 254 levels).
+MAX_JSON_DEPTH = 32
 
 ConfidenceLabel = Literal["low", "medium", "high"]
 JobKind = Literal["disagreement", "low_confidence", "type_drift"]
@@ -22,6 +26,28 @@ OutcomeKind = Literal["agreement", "disagreement", "low_confidence", "type_drift
 def cell_key(task_id: str, patient_id: str, field_id: str) -> str:
     """The key of every chart-review topic: all events of one cell meet in one partition."""
     return f"{task_id}|{patient_id}|{field_id}"
+
+
+def check_json_value(value: Any) -> Any:
+    """A free JSON value: finite numbers only, nesting at most :data:`MAX_JSON_DEPTH`."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        item, depth = stack.pop()
+        if isinstance(item, float) and not math.isfinite(item):
+            raise ValueError("NaN and Infinity are not JSON numbers")
+        if isinstance(item, dict | list | tuple):
+            if depth > MAX_JSON_DEPTH:
+                raise ValueError(f"nested deeper than {MAX_JSON_DEPTH} levels")
+            children = item.values() if isinstance(item, dict) else item
+            stack.extend((child, depth + 1) for child in children)
+    return value
+
+
+def check_aware(value: datetime) -> datetime:
+    """RFC 3339 times carry an offset; a naive time cannot be ordered against an aware one."""
+    if value.tzinfo is None or value.utcoffset() is None:
+        raise ValueError("must carry a UTC offset (RFC 3339), e.g. 2026-01-01T00:00:00Z")
+    return value
 
 
 class Evidence(Frozen):
@@ -61,6 +87,9 @@ class AgentAnswer(Frozen):
             raise ValueError("numeric confidence must be within [0, 1]")
         return v
 
+    _answer = field_validator("answer")(check_json_value)
+    _emitted_at = field_validator("emitted_at")(check_aware)
+
     @property
     def key(self) -> str:
         return cell_key(self.task_id, self.patient_id, self.field_id)
@@ -91,6 +120,21 @@ class JudgeJob(Frozen):
     missing_agents: tuple[str, ...] = ()
     #: All kinds that applied, in precedence order; ``kind`` is the first.
     kinds_applicable: tuple[JobKind, ...] = ()
+
+    _normalized = field_validator("normalized")(check_json_value)
+    _detected_at = field_validator("detected_at")(check_aware)
+
+    @model_validator(mode="after")
+    def _answers_belong_to_the_cell(self) -> JudgeJob:
+        """A job is judged against its own patient's notes: every answer must be of this
+        task, patient and field (an answer of another patient would be judged wrongly)."""
+        own = (self.task_id, self.patient_id, self.field_id)
+        for i, a in enumerate(self.answers):
+            if (a.task_id, a.patient_id, a.field_id) != own:
+                raise ValueError(f"answers[{i}] belongs to another cell than the job's own")
+        if len(self.normalized) != len(self.answers):
+            raise ValueError("normalized must hold one value per answer")
+        return self
 
     @property
     def key(self) -> str:

@@ -10,7 +10,9 @@ from datetime import UTC, datetime
 
 from schemas.base import Frozen
 
-#: ``error.type`` values used by judgeflow (stable tokens; dashboards group by them).
+#: ``error.type`` values used by judgeflow (stable tokens; dashboards group by them). The
+#: only ones a dead letter may carry: :func:`dead_letter_headers` refuses any other, and
+#: docs/contracts.md lists exactly these (a test checks both and every literal in the code).
 ERROR_TYPES = (
     "invalid_json",
     "schema_error",
@@ -19,6 +21,7 @@ ERROR_TYPES = (
     "invalid_output",
     "llm_failure",
     "internal_error",
+    "oversized",
 )
 
 MAX_MESSAGE_BYTES = 2000
@@ -63,7 +66,12 @@ def dead_letter_headers(
     error_type: str, message: str, topic: str, partition: int, offset: int,
     now: datetime | None = None,
 ) -> list[tuple[str, bytes]]:
-    """Headers for a dead letter; ``now`` is injectable for tests."""
+    """Headers for a dead letter; ``now`` is injectable for tests.
+
+    An ``error_type`` outside :data:`ERROR_TYPES` is a programming error (ValueError).
+    """
+    if error_type not in ERROR_TYPES:
+        raise ValueError(f"dead-letter type {error_type!r} is not one of {ERROR_TYPES}")
     return DeadLetterHeaders(
         error_type=error_type,
         error_message=message,

@@ -3,8 +3,11 @@
 Layout (paths come only from configuration; ids are validated before they name a file)::
 
     <skill dir>/SKILL.md
-    <skill dir>/references/criteria/<field_id>.md
-    <skill dir>/references/edge_cases/<name>.md
+    <skill dir>/references/criteria/<field_id>.md     (or criteria/, and .yaml/.yml/.json)
+    <skill dir>/references/edge_cases/<name>.md       (or edge_cases/)
+
+Files written by other teams are read through :mod:`schemas.skill_foreign`. One unusable
+criterion file makes that criterion unavailable, not the whole skill.
 """
 
 from __future__ import annotations
@@ -12,13 +15,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Literal
 
-import yaml
-from pydantic import Field, ValidationError, model_validator
+from pydantic import Field, model_validator
 
 from schemas.base import Frozen, SafeId, SchemaError, check_safe_id
 
 AnswerType = Literal["boolean", "enum", "number", "date", "list", "string"]
 NO_INFO = "no_info"
+#: Where criterion and edge-case files may live (first existing folder wins).
+CRITERIA_DIRS = ("references/criteria", "criteria")
+EDGE_DIRS = ("references/edge_cases", "edge_cases", "references/edge-cases", "edge-cases")
+CRITERION_SUFFIXES = (".md", ".yaml", ".yml", ".json")
 
 
 class SkillError(SchemaError):
@@ -28,7 +34,8 @@ class SkillError(SchemaError):
 class AnswerSchema(Frozen):
     type: AnswerType
     #: Allowed values. boolean criteria: ``[true, false, "no_info"]``; enum criteria: strings;
-    #: list criteria: the allowed items.
+    #: list criteria: the allowed items, or none for an open list (items compared as
+    #: normalised strings).
     enum: tuple[Any, ...] | None = None
     #: number: the unit answers are expressed in (``"mg/dL"``); answers may carry it.
     unit: str | None = None
@@ -39,14 +46,30 @@ class AnswerSchema(Frozen):
 
     @model_validator(mode="after")
     def _enum_needed(self) -> AnswerSchema:
-        if self.type in ("enum", "list") and not self.enum:
-            raise ValueError(f"answer_schema of type {self.type!r} needs a non-empty enum")
+        if self.type == "enum" and not self.enum:
+            raise ValueError("answer_schema of type 'enum' needs a non-empty enum")
         return self
 
 
 class Gate(Frozen):
+    """The criterion applies only when ``field_id`` has one of ``values``."""
+
     field_id: SafeId
-    value: Any
+    values: tuple[Any, ...] = Field(min_length=1)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _single_value(cls, data: Any) -> Any:
+        if isinstance(data, dict) and "value" in data and "values" not in data:
+            data = dict(data)
+            value = data.pop("value")
+            data["values"] = tuple(value) if isinstance(value, list | tuple) else (value,)
+        return data
+
+    @property
+    def value(self) -> Any:
+        """The gate value; a list when the gate admits several."""
+        return self.values[0] if len(self.values) == 1 else list(self.values)
 
 
 class Uses(Frozen):
@@ -71,64 +94,46 @@ class Skill(Frozen):
     edge_cases: dict[str, str]
     #: Raw bytes of every file read, by path relative to ``root`` (for prompt versioning).
     files: dict[str, str]
+    #: Unusable criterion files: relative path -> one-line reason.
+    problems: dict[str, str] = Field(default_factory=dict)
+    #: Criteria whose file is unusable: field id (and file stem) -> "<file>: <reason>".
+    unavailable: dict[str, str] = Field(default_factory=dict)
+    #: One line per ignored key or other oddity: "<file>: <what>".
+    warnings: tuple[str, ...] = ()
+    #: The file each usable criterion was read from (relative path), by field id.
+    sources: dict[str, str] = Field(default_factory=dict)
 
     def criterion(self, field_id: str) -> Criterion | None:
         return self.criteria.get(field_id)
 
-
-def split_front_matter(text: str) -> tuple[dict[str, Any], str]:
-    if not text.startswith("---"):
-        raise SkillError("criterion file must start with YAML front matter ('---')")
-    parts = text.split("\n---", 2)
-    if len(parts) < 2:
-        raise SkillError("unterminated YAML front matter")
-    head = parts[0][3:]
-    body = parts[1].split("\n", 1)[1] if "\n" in parts[1] else ""
-    data = yaml.safe_load(head) or {}
-    if not isinstance(data, dict):
-        raise SkillError("front matter must be a mapping")
-    return data, body.strip()
+    def unavailable_reason(self, field_id: str) -> str:
+        """Why answers for ``field_id`` cannot be decided (for the dead-letter header)."""
+        if field_id in self.unavailable:
+            return (f"criterion {field_id!r} of skill {self.name!r} is unavailable: "
+                    f"{self.unavailable[field_id]}")
+        return f"field_id {field_id!r} is not a criterion of skill {self.name!r}"
 
 
-def load_criterion(path: Path) -> Criterion:
-    data, body = split_front_matter(path.read_text(encoding="utf-8"))
-    try:
-        crit = Criterion.model_validate({**data, "body": body})
-    except ValidationError as exc:
-        raise SkillError(f"{path.name}: {exc}") from exc
-    if crit.field_id != path.stem:
-        raise SkillError(f"{path.name}: field_id {crit.field_id!r} does not match the file name")
-    return crit
+def read_skill(root: Path) -> Skill:
+    """Every file of a skill folder; unusable files land in ``Skill.problems`` (see
+    :func:`schemas.skill_load.read_skill`)."""
+    from schemas.skill_load import read_skill as read
+
+    return read(root)
 
 
 def load_skill(root: Path) -> Skill:
-    """Read a whole skill folder; raises SkillError with the offending file named."""
-    root = root.resolve()
-    crit_dir = root / "references" / "criteria"
-    if not crit_dir.is_dir():
-        raise SkillError(f"no criteria folder at {crit_dir}")
-    files: dict[str, str] = {}
-    skill_md = root / "SKILL.md"
-    if skill_md.is_file():
-        files["SKILL.md"] = skill_md.read_text(encoding="utf-8")
-    criteria: dict[str, Criterion] = {}
-    for path in sorted(crit_dir.glob("*.md")):
-        criteria[path.stem] = load_criterion(path)
-        files[f"references/criteria/{path.name}"] = path.read_text(encoding="utf-8")
-    edge_cases: dict[str, str] = {}
-    edge_dir = root / "references" / "edge_cases"
-    for path in sorted(edge_dir.glob("*.md")) if edge_dir.is_dir() else []:
-        edge_cases[path.stem] = path.read_text(encoding="utf-8")
-        files[f"references/edge_cases/{path.name}"] = edge_cases[path.stem]
-    for crit in criteria.values():
-        missing = [e for e in crit.uses.edge_cases if e not in edge_cases]
-        if missing:
-            raise SkillError(f"criterion {crit.field_id}: unknown edge cases {missing}")
-        if crit.gate and crit.gate.field_id not in criteria:
-            raise SkillError(f"criterion {crit.field_id}: gate names unknown {crit.gate.field_id}")
-    if not criteria:
-        raise SkillError(f"no criterion files in {crit_dir}")
-    return Skill(root=root, name=root.name, criteria=criteria, edge_cases=edge_cases, files=files)
+    """A skill folder for a worker: problems logged one line each; SkillError (one line)
+    when no criterion is usable (see :func:`schemas.skill_load.load_skill`)."""
+    from schemas.skill_load import load_skill as load
+
+    return load(root)
+
+
+def load_criterion(path: Path) -> Criterion:
+    from schemas.skill_load import load_criterion as load
+
+    return load(path)
 
 
 def safe_child(base: Path, *ids: str, suffix: str = "") -> Path:

@@ -41,9 +41,14 @@ def decode_job(value: bytes | None) -> JudgeJob:
     try:
         return JudgeJob.model_validate_json(value or b"")
     except ValidationError as exc:
-        raise BadRecord("invalid_judge_job", f"{exc.error_count()} validation error(s): "
-                        + "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['type']}"
-                                    for e in exc.errors()[:5])) from None
+        errors = exc.errors(include_input=False)
+        # documented DLQ types only (schemas.dlq.ERROR_TYPES): unparsable or too deeply
+        # nested JSON is invalid_json, a parsed value that is not a valid job schema_error
+        kind = "invalid_json" if any(e["type"] == "json_invalid" for e in errors) else (
+            "schema_error")
+        raise BadRecord(kind, f"JudgeJob invalid, {exc.error_count()} error(s): "
+                        + "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
+                                    for e in errors[:5])) from None
 
 
 def encode_result(result: JudgeResult) -> bytes:

@@ -10,12 +10,13 @@ import sys
 from aiokafka.errors import KafkaConnectionError, KafkaError
 from pydantic import ValidationError
 
+from schemas.skill import SkillError
 from streams.errors import StreamsError
 from streams.settings import Settings
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 COMMANDS = ("demo", "broker", "worker", "produce", "tail", "compare", "replay", "schemas",
-            "bench", "config")
+            "bench", "config", "skill")
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -68,6 +69,9 @@ def main(argv: list[str] | None = None) -> int:
     except StreamsError as exc:
         print(f"judgeflow: {exc}", file=sys.stderr)
         return 1
+    except SkillError as exc:  # a missing, empty or wholly unusable skill folder
+        print(f"judgeflow: {exc}", file=sys.stderr)
+        return 2
     except KafkaConnectionError:
         print(f"judgeflow: cannot reach Kafka at {settings.kafka.bootstrap_servers} "
               "(set JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS or --bootstrap-servers)", file=sys.stderr)

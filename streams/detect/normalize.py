@@ -121,11 +121,24 @@ def _canon_list(raw: Any, allowed: tuple[Any, ...]) -> Any:
             return None
     items = []
     for item in raw:
-        canon = _canon_enum(item, allowed)
+        canon = _canon_enum(item, allowed) if allowed else _open_item(item)
         if canon is None:
             return None
-        items.append(canon)
+        if canon != "":
+            items.append(canon)
     return tuple(sorted(set(items), key=str))
+
+
+def _open_item(item: Any) -> str | None:
+    """An item of an open list (no enum): a string, whitespace collapsed and lower-cased."""
+    if isinstance(item, bool):
+        return "true" if item else "false"
+    if isinstance(item, int | float):
+        number = _canon_number(item, None)
+        return None if number is None else str(number)
+    if isinstance(item, str):
+        return " ".join(item.split()).lower()
+    return None
 
 
 def canonicalize(raw: Any, schema: AnswerSchema) -> Any:

@@ -81,9 +81,7 @@ class DetectProcessor:
         """Parse and check one record; :class:`BadRecord` means it belongs in the DLQ."""
         answer = parse_answer(value)
         if self.skill.criterion(answer.field_id) is None:
-            raise BadRecord("unknown_criterion",
-                            f"field_id {answer.field_id!r} is not a criterion of skill "
-                            f"{self.skill.name!r}")
+            raise BadRecord("unknown_criterion", self.skill.unavailable_reason(answer.field_id))
         return answer
 
     def on_answer(self, answer: AgentAnswer, source: Source, state: CellState | None,

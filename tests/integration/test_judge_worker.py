@@ -104,7 +104,7 @@ async def test_every_job_gets_one_result_and_the_worker_keeps_going(
     drift_result = next(r for r in results if r["job_id"] == "job-drift")
     assert drift_result["usage"]["llm_calls"] == 0
     assert len(dead) == 1 and dead[0].value == b"{not json"
-    assert dict(dead[0].headers)["error.type"] == b"invalid_judge_job"
+    assert dict(dead[0].headers)["error.type"] == b"invalid_json"
     for r in results:  # the fallback record of the contract
         if r["status"] == "fallback":
             assert r["analysis"]["reasoning"].startswith("judge could not analyze this cell: ")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import orjson
 import pytest
 
 from agents.errors import AgentsError
@@ -16,10 +17,23 @@ from tests.unit.agents.judge.fixtures import disagreement, write_charts, write_s
 def test_a_record_that_is_not_a_judge_job_is_a_bad_record() -> None:
     job = disagreement()
     assert decode_job(job.model_dump_json().encode()) == job
-    for raw in (b"{not json", b'{"job_id": "x"}', None):
+    data = job.model_dump(mode="json")
+    data["normalized"] = ["HOLE", *data["normalized"][1:]]
+    template = orjson.dumps(data)
+
+    def nested(depth: int) -> bytes:
+        return template.replace(b'"HOLE"', b"[" * depth + b"1" + b"]" * depth)
+
+    assert decode_job(nested(20)).normalized[0]  # plain nesting is fine
+    cases = [(b"{not json", "invalid_json"), (None, "invalid_json"),
+             (nested(300), "invalid_json"),  # beyond the parser's recursion limit
+             (nested(100), "schema_error"),  # beyond MAX_JSON_DEPTH
+             (template.replace(b'"HOLE"', b"NaN"), "schema_error"),
+             (b'{"job_id": "x"}', "schema_error"), (b"[1]", "schema_error")]
+    for raw, kind in cases:
         with pytest.raises(BadRecord) as err:
             decode_job(raw)
-        assert err.value.error_type == "invalid_judge_job"
+        assert err.value.error_type == kind, err.value.message
 
 
 async def test_anthropic_without_a_key_refuses_to_start(tmp_path: Path,
