@@ -93,6 +93,9 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
     if llm.effort is not None and llm.effort not in entry.efforts:
         raise AgentsError(f"llm.effort {llm.effort!r} is not accepted by {entry.id} (accepts: "
                           f"{', '.join(entry.efforts) or 'no effort option'})")
+    if entry.status(today) == "retired":
+        raise AgentsError(f"model {provider.model!r} retired on {entry.retires}; set "
+                          "JUDGEFLOW_LLM__MODEL to a current model")
     try:
         info = await provider.retrieve_model()
     except LLMError as exc:
