@@ -6,7 +6,7 @@
   (catalogue or API says so) is an :class:`AgentsError` -> one line, exit status 2;
 * deprecated -> a WARNING naming the retirement date;
 * ``llm.effort`` must be one the model accepts;
-* registers the ``judgeflow_llm_halted`` gauge (1 after a spend-limit/billing stop).
+* wires the ``judgeflow_llm_halted`` gauge (1 after a spend-limit/billing stop).
 
 :func:`report_cache_prefixes`: for each cache breakpoint of a request (system blocks with
 ``cache=True``), count the prefix up to it (tools + system) with count_tokens and log whether
@@ -22,8 +22,6 @@ import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
 from typing import Any
-
-from prometheus_client import Gauge
 
 from agents.errors import AgentsError, LLMError
 from agents.providers.base import LLMRequest, Provider
@@ -118,15 +116,6 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
                     "then", provider.model, retires or "a date not yet announced")
 
 
-def halted_gauge(metrics: Metrics) -> Gauge:
-    name = "judgeflow_llm_halted"
-    existing = getattr(metrics.registry, "_names_to_collectors", {}).get(name)
-    if isinstance(existing, Gauge):
-        return existing
-    return Gauge(name, "1 while LLM calls are stopped (spend limit reached, billing)",
-                 ["provider", "reason"], registry=metrics.registry)
-
-
 async def check_provider(provider: Provider, llm: LLMSettings,
                          metrics: Metrics | None = None) -> None:
     """The start-up check of a worker's provider (offline: nothing to check)."""
@@ -134,6 +123,5 @@ async def check_provider(provider: Provider, llm: LLMSettings,
         return
     await check_model(provider, llm)
     if metrics is not None and hasattr(provider, "on_halt"):
-        gauge = halted_gauge(metrics)
-        provider.on_halt.append(
-            lambda err: gauge.labels(provider.name, err.kind).set(1))
+        gauge = metrics.llm_halted
+        provider.on_halt.append(lambda err: gauge.labels(provider.name, err.kind).set(1))
