@@ -3,6 +3,7 @@ thinking blocks kept verbatim, the start-up model check and the cache-prefix rep
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from datetime import date
 
@@ -121,3 +122,16 @@ async def test_each_cache_breakpoint_is_reported_against_the_model_minimum(
     assert all(r.minimum == 2048 for r in reports)
     counted = [r for r in fake.requests if r.path.endswith("/count_tokens")]
     assert len(counted) == 2 and fake.message_requests() == []
+
+
+async def test_the_provider_counts_each_distinct_prefix_once(
+        fake: FakeAnthropic, caplog: pytest.LogCaptureFixture) -> None:
+    p = provider(fake, check_cache_prefixes=True)
+    other = LLMRequest(system=(SystemBlock("other rules", cache=True),), messages=REQUEST.messages)
+    for request in (REQUEST, REQUEST, other, REQUEST):
+        await p.complete(request)
+        await asyncio.gather(*p._background)
+    counted = [r for r in fake.requests if r.path.endswith("/count_tokens")]
+    assert len(counted) == 2 and len(fake.message_requests()) == 4
+    assert sum("will NOT cache it" in r.getMessage() for r in caplog.records) == 2
+    await p.aclose()
