@@ -13,7 +13,8 @@ Like the real API (model facts from the package catalogue, ``agents/providers/mo
 
 * ``POST /v1/messages`` first validates (:mod:`tests.fakes.fake_rules`): unknown or retired
   model -> 404 ``not_found_error``; forced ``tool_choice`` or non-default sampling params on
-  a model that refuses them, JSON-schema keywords structured outputs / strict tools do not
+  a model that refuses them, a manual thinking budget or an effort the model does not list,
+  JSON-schema keywords structured outputs / strict tools do not
   accept, more than 4 ``cache_control`` breakpoints, a continued turn whose thinking blocks
   are missing or modified -> 400 ``invalid_request_error``. Rejected requests never reach
   the queue or the responder.

@@ -158,6 +158,12 @@ def validate(body: dict[str, Any], entry: ModelEntry, state: State) -> Reply | N
             if key in body and body[key] is not None and body[key] != default:
                 return invalid(f"{key}: non-default sampling parameters are not supported "
                                f"by {entry.id}")
+    if entry.adaptive_thinking and (body.get("thinking") or {}).get("type") == "enabled":
+        return invalid(f"thinking.type 'enabled' (manual budget) is not supported by "
+                       f"{entry.id}; it thinks adaptively, steer it with output_config.effort")
+    effort = (body.get("output_config") or {}).get("effort")
+    if effort is not None and effort not in entry.efforts:
+        return invalid(f"output_config.effort '{effort}' is not supported by {entry.id}")
     schema = ((body.get("output_config") or {}).get("format") or {}).get("schema")
     if schema is not None and (p := _schema_problem(schema, "output_config.format.schema")):
         return invalid(p)

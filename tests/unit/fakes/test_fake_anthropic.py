@@ -88,6 +88,11 @@ REJECTED: list[tuple[str, dict[str, Any], int, str]] = [
                                                          "additionalProperties": True})),
      400, "additionalProperties"),
     ("strict tool keyword", msg(tools=[tool(schema_with(maxLength=3))]), 400, "maxLength"),
+    ("manual thinking budget", msg(thinking={"type": "enabled", "budget_tokens": 2000}), 400,
+     "manual budget"),
+    ("effort the model lacks", msg(output_config={"effort": "max"}), 400, "effort"),
+    ("effort on a model without one", msg(model="claude-haiku-4-5",
+                                          output_config={"effort": "low"}), 400, "effort"),
     ("five breakpoints", msg(system=[text(str(i)) for i in range(5)]), 400,
      "maximum of 4"),
 ]
@@ -107,6 +112,8 @@ def test_rejected_like_the_real_api(fake: FakeAnthropic, body: dict[str, Any], s
 ACCEPTED = [
     ("auto tool choice", msg(tools=[tool(OBJ)], tool_choice={"type": "auto"})),
     ("default temperature", msg(temperature=1)),
+    ("adaptive thinking, an accepted effort", msg(thinking={"type": "adaptive"},
+                                                  output_config={"effort": "xhigh"})),
     ("minItems 1, enum, formats", msg(output_config=fmt({**OBJ, "properties": {"a": {
         "type": "array", "items": {"type": "string", "format": "date", "enum": ["x"]},
         "minItems": 1}}}))),
