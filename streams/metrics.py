@@ -20,6 +20,7 @@ class Metrics:
     llm_cost: Counter
     llm_latency: Histogram
     results: Counter
+    llm_halted: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None = None) -> Metrics:
@@ -47,6 +48,9 @@ class Metrics:
                                   buckets=(0.1, 0.25, 0.5, 1, 2, 5, 10, 30, 60, 120)),
             results=Counter("judgeflow_results_total", "Results published by status",
                             ["worker", "kind", "status"], registry=r),
+            llm_halted=Gauge("judgeflow_llm_halted", "1 while LLM calls are stopped until "
+                             "restart (spend limit reached, billing)", ["provider", "reason"],
+                             registry=r),
         )
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:

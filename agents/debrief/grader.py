@@ -2,9 +2,12 @@
 
 LLM path: the attending prompt with the strict ``render_case_evaluation`` tool and
 ``tool_choice: auto``. A reply without exactly one usable tool call (no call, the retired
-``render_case_grade`` tool, invalid input, wrong case) gets one repair round-trip; if the
-second reply is still unusable the request is dead-lettered (``invalid_output``) - never a
-half-valid evaluation. LLM failures that survive the provider's bounded retries (429/529
+``render_case_grade`` tool, invalid input, wrong case) gets one repair round-trip: the
+conversation continues with the assistant turn passed back exactly as received (thinking
+blocks and signatures included: the API rejects a continued turn without them), then the
+tool results. A reply cut at ``max_tokens`` is asked again with ``llm.repair_max_tokens``.
+If the second reply is still unusable the request is dead-lettered (``invalid_output``) -
+never a half-valid evaluation. LLM failures that survive the provider's bounded retries (429/529
 cool-downs included) are dead-lettered as ``llm_failure`` for a later replay.
 Offline path: the deterministic checklist grader. Both paths go through ``validate.check``.
 """
@@ -14,7 +17,7 @@ from __future__ import annotations
 import hashlib
 import logging
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 
 from pydantic import ValidationError
@@ -120,12 +123,23 @@ class DebriefGrader:
         if attempt.reason is not None:
             problems.append(ValidationProblem(type="repair_round_trip", action="repaired",
                                               message=attempt.reason))
-            retry = await self._call(repair_request(first, response, attempt.reason))
+            retry = await self._call(self._repair(first, response, attempt.reason))
             usage, calls = usage + retry.usage, calls + retry.attempts
             response, attempt = retry, self._interpret(retry, request, rubric, source)
         if attempt.checked is None:
             raise BadRecord("invalid_output", f"after one repair round-trip: {attempt.reason}")
         return attempt.checked, usage, calls, response.model
+
+    def _repair(self, first: LLMRequest, response: LLMResponse, reason: str) -> LLMRequest:
+        if response.stop_reason == "max_tokens":  # cut short: ask again with more room
+            budget = max(first.max_tokens, self.settings.llm.repair_max_tokens)
+            return replace(first, max_tokens=budget)
+        repair = repair_request(first, response, reason)
+        if not response.content:
+            return repair
+        messages = list(repair.messages)
+        messages[len(first.messages)] = response.assistant_turn()  # unmodified, thinking too
+        return replace(repair, messages=tuple(messages))
 
     async def _call(self, request: LLMRequest) -> LLMResponse:
         name = self.provider.name
@@ -147,6 +161,8 @@ class DebriefGrader:
             m.llm_latency.labels("debrief", name).observe(response.latency_ms / 1000)
         if response.stop_reason == "refusal":
             raise BadRecord("llm_failure", "the model refused to evaluate this encounter")
+        if response.stop_reason == "model_context_window_exceeded":
+            raise BadRecord("llm_failure", "the request exceeds the model's context window")
         return response
 
     def _interpret(self, response: LLMResponse, request: DebriefRequest, rubric: CaseRubric,

@@ -12,6 +12,7 @@ from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
 from agents.errors import AgentsError
 from agents.providers.factory import make_provider, require_credentials
+from agents.providers.startup import check_provider
 from streams.metrics import Metrics
 from streams.quirks import install_idle_fetch_backoff
 from streams.runner import ConcurrentWorker
@@ -25,6 +26,7 @@ async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
     metrics = metrics or Metrics.create()
     provider = make_provider(settings)
     require_credentials(provider)  # fail fast, before touching the broker
+    await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
     await ensure_topics(settings)
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics

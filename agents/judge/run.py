@@ -25,6 +25,7 @@ from agents.judge.judge import Judge
 from agents.judge.ledger import ResultLedger
 from agents.providers.base import Provider
 from agents.providers.factory import make_provider, require_credentials
+from agents.providers.startup import check_provider
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.skill import load_skill
 from streams.errors import BadRecord
@@ -75,8 +76,9 @@ async def serve(settings: Settings, provider: Provider | None = None,
     skill = load_skill(settings.skill_dir)  # fail fast: a broken skill or missing key
     provider = provider or make_provider(settings)
     require_credentials(provider)
-    await ensure_topics(settings)
     metrics = metrics or Metrics.create()
+    await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
+    await ensure_topics(settings)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics)
     ledger = ResultLedger()
     await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)

@@ -1,25 +1,26 @@
 """The Anthropic provider: :class:`LLMRequest` -> Messages API -> :class:`LLMResponse`.
 
-The only module (with ``anthropic_*.py``) that imports ``anthropic``.
+The only module (with ``anthropic_*.py``) that imports ``anthropic``. Request building and
+response parsing are pure (:mod:`agents.providers.anthropic_params`).
 
-* System blocks marked ``cache=True`` get ``cache_control: ephemeral`` (prompt caching of the
-  static prefix; tools and system come before the messages, so keep per-cell text in the
-  messages).
-* ``output_schema`` becomes structured output (``output_config.format`` json_schema); tools
-  are passed with ``tool_choice`` auto/none (newer models reject forced tool choice).
-  Callers re-validate every answer anyway.
+* The SDK runs with ``sdk_max_retries`` (default 0): every retry is ours
+  (:mod:`agents.providers.limits`), counted by our limiter and bounded by our deadline.
 * Failures raise :class:`agents.errors.LLMError` with a stable ``kind``: ``rate_limited``,
-  ``overloaded``, ``server_error``, ``timeout``, ``connection`` (retryable) or
-  ``bad_request``, ``auth`` (permanent). Retries run in :mod:`agents.providers.limits`,
-  bounded by our deadline; the SDK itself retries at most ``sdk_max_retries`` times.
-* ``stop_reason`` ``max_tokens`` and ``refusal`` are *returned*, not raised, so the caller
-  can account for the tokens it paid and record what happened.
+  ``overloaded``, ``server_error`` (504 included), ``timeout``, ``connection`` (retryable);
+  ``bad_request``, ``auth``, ``request_too_large`` (413), ``context_window_exceeded``,
+  ``not_found`` (permanent); ``spend_limit`` (a 429 saying the spend/usage limit is reached)
+  and ``billing`` (402) are permanent AND stop the provider: every later call fails fast
+  with the same error until the process restarts (logged once at ERROR, gauge
+  ``judgeflow_llm_halted`` = 1 for the alert rules).
+* ``stop_reason`` ``max_tokens``, ``refusal`` and ``model_context_window_exceeded`` are
+  *returned*, not raised, so the caller accounts for the tokens it paid.
 
 ``ANTHROPIC_API_KEY`` and ``ANTHROPIC_BASE_URL`` are read by the SDK from the environment.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import time
 from typing import Any
@@ -27,87 +28,15 @@ from typing import Any
 import anthropic
 
 from agents.errors import LLMError
-from agents.providers.base import LLMRequest, LLMResponse, TokenUsage, ToolCall
+from agents.providers import catalogue
+from agents.providers.anthropic_errors import HALTING, classify
+from agents.providers.anthropic_params import build_params, to_response
+from agents.providers.base import LLMRequest, LLMResponse
 from agents.providers.limits import Budget, RetryPolicy, call_with_retries
 from streams.settings import LLMSettings
 
 log = logging.getLogger(__name__)
-
-
-def build_params(request: LLMRequest, model: str) -> dict[str, Any]:
-    """The keyword arguments of ``messages.create`` for ``request`` (pure; tested)."""
-    system = []
-    for block in request.system:
-        item: dict[str, Any] = {"type": "text", "text": block.text}
-        if block.cache:
-            item["cache_control"] = {"type": "ephemeral"}
-        system.append(item)
-    params: dict[str, Any] = {"model": model, "max_tokens": request.max_tokens,
-                              "messages": list(request.messages)}
-    if system:
-        params["system"] = system
-    if request.tools:
-        params["tools"] = list(request.tools)
-        params["tool_choice"] = {"type": request.tool_choice}
-    if request.output_schema is not None:
-        params["output_config"] = {"format": {"type": "json_schema",
-                                              "schema": request.output_schema}}
-    return params
-
-
-def _retry_after(headers: Any) -> float | None:
-    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
-        value = headers.get(name) if headers is not None else None
-        if value:
-            try:
-                return max(0.0, float(value) * scale)
-            except ValueError:
-                continue
-    return None
-
-
-def classify(exc: Exception) -> LLMError:
-    """Map an SDK exception to an :class:`LLMError` (retryable vs permanent)."""
-    if isinstance(exc, anthropic.APITimeoutError):
-        return LLMError("timeout", "request timed out", retryable=True)
-    if isinstance(exc, anthropic.APIConnectionError):
-        return LLMError("connection", "connection failed", retryable=True)
-    if isinstance(exc, anthropic.APIStatusError):
-        status = exc.status_code
-        after = _retry_after(exc.response.headers)
-        message = f"HTTP {status}: {exc.type or 'error'}"
-        if status == 429:
-            return LLMError("rate_limited", message, retryable=True, retry_after=after,
-                            status=status)
-        if status == 529 or exc.type == "overloaded_error":
-            return LLMError("overloaded", message, retryable=True, retry_after=after,
-                            status=status)
-        if status in (401, 403):
-            return LLMError("auth", message, retryable=False, status=status)
-        if status == 408:
-            return LLMError("timeout", message, retryable=True, status=status)
-        if status >= 500:
-            return LLMError("server_error", message, retryable=True, retry_after=after,
-                            status=status)
-        return LLMError("bad_request", message, retryable=False, status=status)
-    if isinstance(exc, anthropic.AnthropicError):
-        return LLMError("client_error", f"{type(exc).__name__}", retryable=False)
-    raise exc
-
-
-def to_response(message: Any, latency_ms: int, attempts: int) -> LLMResponse:
-    texts: list[str] = []
-    calls: list[ToolCall] = []
-    for block in message.content or ():
-        if block.type == "text":
-            texts.append(block.text)
-        elif block.type == "tool_use":
-            calls.append(ToolCall(block.id, block.name, block.input))
-    u = message.usage
-    usage = TokenUsage(u.input_tokens or 0, u.output_tokens or 0,
-                       u.cache_read_input_tokens or 0, u.cache_creation_input_tokens or 0)
-    return LLMResponse("".join(texts), tuple(calls), message.stop_reason or "unknown", usage,
-                       message.model, latency_ms, attempts)
+__all__ = ["AnthropicProvider", "build_params", "classify", "to_response"]
 
 
 class AnthropicProvider:
@@ -120,6 +49,7 @@ class AnthropicProvider:
                  api_key: str | None = None) -> None:
         self.settings = settings
         self.model = settings.model
+        self.entry = catalogue.load(settings.models_file).find(settings.model)
         self.client = client or anthropic.AsyncAnthropic(
             api_key=api_key, base_url=base_url, max_retries=settings.sdk_max_retries,
             timeout=settings.deadline_seconds)
@@ -128,16 +58,34 @@ class AnthropicProvider:
         self.budget = budget or Budget.create(
             policy, requests_per_minute=settings.requests_per_minute,
             concurrency=settings.concurrency)
+        #: Set by a spend-limit or billing error: every later call raises it at once.
+        self.halted: LLMError | None = None
+        self.on_halt: list[Any] = []  # callbacks (gauges), called once with the error
+        self._prefixes_seen: set[str] = set()
+        self._background: set[asyncio.Task[Any]] = set()
+
+    def params(self, request: LLMRequest) -> dict[str, Any]:
+        s = self.settings
+        return build_params(request, self.model, self.entry, max_tokens_floor=s.max_tokens,
+                            effort=s.effort, cache_ttl=s.cache_ttl)
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        params = build_params(request, self.model)
+        if self.halted is not None:
+            raise self._halted_error()
+        params = self.params(request)
+        self._check_prefixes(request)
         started = time.monotonic()
 
         async def once(remaining: float) -> Any:
+            if self.halted is not None:
+                raise self._halted_error()
             try:
                 return await self.client.messages.create(**params, timeout=max(0.1, remaining))
             except anthropic.AnthropicError as exc:
-                raise classify(exc) from exc
+                error = classify(exc)
+                if error.kind in HALTING:
+                    self._halt(error)
+                raise error from exc
             except TypeError as exc:  # the SDK's "could not resolve authentication method"
                 kind = "auth" if "authentication" in str(exc) else "client_error"
                 raise LLMError(kind, f"the SDK refused the request: {kind}",
@@ -152,10 +100,64 @@ class AnthropicProvider:
                   attempts, latency_ms)
         return response
 
+    def _halted_error(self) -> LLMError:
+        h = self.halted
+        assert h is not None
+        return LLMError(h.kind, h.message, retryable=False, status=h.status)
+
+    def _halt(self, error: LLMError) -> None:
+        if self.halted is not None:
+            return
+        self.halted = error
+        log.error("LLM calls stopped until restart: %s (%s). Raise the limit or fix billing "
+                  "in the Claude Console, then restart the worker.", error.kind, error.message)
+        for callback in self.on_halt:
+            callback(error)
+
+    def _check_prefixes(self, request: LLMRequest) -> None:
+        """Once per distinct cacheable prefix: count it and log whether it caches."""
+        if not self.settings.check_cache_prefixes or not any(b.cache for b in request.system):
+            return
+        from agents.providers.startup import prefix_key, report_cache_prefixes
+
+        key = prefix_key(request)
+        if key in self._prefixes_seen:
+            return
+        self._prefixes_seen.add(key)
+        task = asyncio.get_running_loop().create_task(report_cache_prefixes(self, request))
+        self._background.add(task)
+        task.add_done_callback(self._background.discard)
+
+    async def count_prefix_tokens(self, request_prefix: LLMRequest) -> int:
+        """Input tokens of ``request_prefix`` (tools + system + messages) by count_tokens.
+        A prefix without messages is counted with a one-character user turn."""
+        p = self.params(request_prefix)
+        messages = p["messages"] or [{"role": "user", "content": "."}]
+        extra = {k: p[k] for k in ("system", "tools") if k in p}
+        try:
+            counted = await self.client.messages.count_tokens(
+                model=self.model, messages=messages, **extra,
+                timeout=self.settings.deadline_seconds)
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+        return int(counted.input_tokens)
+
+    async def retrieve_model(self) -> dict[str, Any]:
+        """The Models API's view of our model (``id``, ``lifecycle``, dates...)."""
+        try:
+            info = await self.client.models.retrieve(self.model,
+                                                     timeout=self.settings.deadline_seconds)
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+        out: dict[str, Any] = info.to_dict(mode="json")
+        return out
+
     @property
     def has_credentials(self) -> bool:
         return bool(getattr(self.client, "api_key", None)
                     or getattr(self.client, "auth_token", None))
 
     async def aclose(self) -> None:
+        for task in list(self._background):
+            task.cancel()
         await self.client.close()

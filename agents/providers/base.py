@@ -30,6 +30,9 @@ class LLMRequest:
     tool_choice: Literal["auto", "none"] = "auto"
     #: JSON Schema for structured output (``output_config.format``), if used.
     output_schema: dict[str, Any] | None = None
+    #: Sampling parameters (``temperature``/``top_p``/``top_k``). Dropped for models whose
+    #: catalogue entry says they refuse non-default values (the 5.x models answer 400).
+    sampling: dict[str, float] = field(default_factory=dict)
     #: Free-form labels for logs/metrics (never PHI): e.g. ``{"worker": "judge"}``.
     labels: dict[str, str] = field(default_factory=dict)
 
@@ -68,6 +71,16 @@ class LLMResponse:
     latency_ms: int
     #: Calls made for this response (retries included).
     attempts: int = 1
+    #: The assistant's content blocks exactly as the API returned them (``thinking`` and
+    #: ``redacted_thinking`` with their signatures, ``text``, ``tool_use``), as dicts. A
+    #: conversation that continues after a tool call sends these back UNMODIFIED as the
+    #: assistant turn: the API rejects a continued turn whose thinking blocks are missing or
+    #: changed.
+    content: tuple[dict[str, Any], ...] = ()
+
+    def assistant_turn(self) -> dict[str, Any]:
+        """This reply as the assistant message of a continued conversation."""
+        return {"role": "assistant", "content": [dict(b) for b in self.content]}
 
 
 class Provider(Protocol):

@@ -6,26 +6,22 @@ and :class:`OfflineProvider` otherwise. The offline provider has no model behind
 :func:`is_offline` and runs its own deterministic, documented heuristic instead (the judge:
 :mod:`agents.judge.offline`). That keeps demos and degraded mode free of network calls.
 
-Prices are USD per million tokens: ``llm.prices[model]`` from settings first, then the small
-table of known Claude models below (matched by prefix), then ``llm.default_price``.
+Prices come from the model catalogue (:mod:`agents.providers.catalogue`). The configured
+model must be in it: :func:`make_provider` refuses an unknown one at start (no default price).
 """
 
 from __future__ import annotations
 
+import logging
+
 from agents.errors import AgentsError, LLMError
+from agents.providers import catalogue
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
-from streams.settings import LLMSettings, PriceSettings, Settings
+from streams.settings import LLMSettings, Settings
 
+log = logging.getLogger(__name__)
 OFFLINE_MODEL = "offline-heuristic-v1"
-
-#: Public list prices (USD / MTok) of current Claude models, longest prefix wins.
-KNOWN_PRICES: dict[str, PriceSettings] = {
-    "claude-opus-4-5": PriceSettings(input=5.0, output=25.0, cache_read=0.5, cache_write=6.25),
-    "claude-opus-4": PriceSettings(input=15.0, output=75.0, cache_read=1.5, cache_write=18.75),
-    "claude-sonnet-4": PriceSettings(input=3.0, output=15.0, cache_read=0.3, cache_write=3.75),
-    "claude-haiku-4-5": PriceSettings(input=1.0, output=5.0, cache_read=0.1, cache_write=1.25),
-    "claude-3-5-haiku": PriceSettings(input=0.8, output=4.0, cache_read=0.08, cache_write=1.0),
-}
+_warned: set[str] = set()
 
 
 class OfflineProvider:
@@ -47,6 +43,8 @@ def make_provider(settings: Settings, *, base_url: str | None = None,
     if settings.llm.provider == "anthropic":
         from agents.providers.anthropic import AnthropicProvider
 
+        model_entry(settings.llm)  # fail fast: an unknown model has no price and no facts
+
         return AnthropicProvider(settings.llm, base_url=base_url, api_key=api_key)
     return OfflineProvider()
 
@@ -63,21 +61,28 @@ def is_offline(provider: Provider) -> bool:
     return provider.name == "offline"
 
 
-def price_for(model: str, llm: LLMSettings) -> PriceSettings:
-    if model in llm.prices:
-        return llm.prices[model]
-    for prefix in sorted(KNOWN_PRICES, key=len, reverse=True):
-        if model.startswith(prefix):
-            return KNOWN_PRICES[prefix]
-    return llm.default_price
+def model_entry(llm: LLMSettings, model: str | None = None) -> catalogue.ModelEntry:
+    """The catalogue entry of ``model`` (default: the configured one); raises
+    :class:`catalogue.UnknownModel` (an :class:`AgentsError`) when it is not known."""
+    return catalogue.load(llm.models_file).get(model or llm.model)
 
 
-def cost_usd(usage: TokenUsage, model: str, llm: LLMSettings) -> float:
-    """What ``usage`` cost. ``input_tokens`` excludes cache reads and writes (API semantics)."""
+def cost_usd(usage: TokenUsage, model: str, llm: LLMSettings, *, batch: bool = False) -> float:
+    """What ``usage`` cost. ``input_tokens`` excludes cache reads and writes (API semantics).
+    A reply naming a model the catalogue lacks is priced as the configured model (checked at
+    start), with one warning."""
     if model == OFFLINE_MODEL:
         return 0.0
-    p = price_for(model, llm)
-    total = (usage.input_tokens * p.input + usage.output_tokens * p.output
-             + usage.cache_read_input_tokens * p.cache_read
-             + usage.cache_creation_input_tokens * p.cache_write)
-    return round(total / 1_000_000, 8)
+    cat = catalogue.load(llm.models_file)
+    entry = cat.find(model)
+    if entry is None:
+        if model not in _warned:
+            _warned.add(model)
+            log.warning("the API answered as model %r, not in the catalogue; pricing it as %s",
+                        model, llm.model)
+        entry = cat.get(llm.model)
+    return catalogue.cost_usd(entry, input_tokens=usage.input_tokens,
+                              output_tokens=usage.output_tokens,
+                              cache_read=usage.cache_read_input_tokens,
+                              cache_write=usage.cache_creation_input_tokens, ttl=llm.cache_ttl,
+                              batch=batch)

@@ -2,9 +2,10 @@
 limiter, a concurrency cap and a shared cool-down after 429/529.
 
 Why our own loop: the SDK honours ``retry-after`` without an upper bound, so it runs with
-few retries and every call here is bounded by *our* deadline. A 429 or 529 seen by any call
-trips a process-wide cool-down that every later attempt waits out, so a worker that is being
-rate limited slows down as a whole instead of spinning on retries.
+no retries of its own (``llm.sdk_max_retries`` 0): every HTTP request passes the limiter
+here, and a retry-after that would end past *our* deadline is not waited for. A 429 or 529
+seen by any call trips a process-wide cool-down that every later attempt waits out, so a
+worker that is being rate limited slows down as a whole instead of spinning on retries.
 
 Nothing here knows about a vendor: a call is any ``async () -> T`` that raises
 :class:`agents.errors.LLMError`.

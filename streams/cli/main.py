@@ -16,7 +16,7 @@ from streams.settings import Settings
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 COMMANDS = ("demo", "broker", "worker", "produce", "tail", "compare", "replay", "schemas",
-            "bench", "config", "skill")
+            "bench", "config", "skill", "llm")
 
 
 def build_parser() -> argparse.ArgumentParser:

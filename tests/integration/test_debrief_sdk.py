@@ -26,7 +26,7 @@ def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
 
 
 def _settings(**llm: Any) -> Settings:
-    base = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+    base = {"provider": "anthropic", "model": "claude-sonnet-5-5", "sdk_max_retries": 0,
             "deadline_seconds": 10.0, "max_attempts": 3, "backoff_base_seconds": 0.01,
             "requests_per_minute": 6000}
     return Settings(llm={**base, **llm})
@@ -91,7 +91,9 @@ async def test_legacy_tool_is_rejected_then_repaired(fake: FakeAnthropic) -> Non
     _, second = fake.message_requests()
     reply = second.body["messages"][-1]["content"]
     assert reply[0]["type"] == "tool_result" and reply[0]["is_error"] is True
-    assert second.body["messages"][1]["content"][0]["name"] == "render_case_grade"
+    turn = second.body["messages"][1]["content"]
+    assert [b["type"] for b in turn] == ["thinking", "tool_use"]  # passed back unmodified
+    assert turn[1]["name"] == "render_case_grade"
     assert ev.usage.llm_calls == 2
 
 

@@ -24,7 +24,7 @@ from tests.unit.agents.debrief.support import attending, request_in
 
 pytestmark = pytest.mark.integration
 
-LLM = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+LLM = {"provider": "anthropic", "model": "claude-sonnet-5-5", "sdk_max_retries": 0,
        "deadline_seconds": 20.0, "backoff_base_seconds": 0.05, "requests_per_minute": 6000,
        "concurrency": 4}
 

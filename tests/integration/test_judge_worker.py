@@ -32,7 +32,7 @@ from tests.unit.agents.judge.fixtures import (
 
 pytestmark = pytest.mark.integration
 
-LLM = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+LLM = {"provider": "anthropic", "model": "claude-sonnet-5-5", "sdk_max_retries": 0,
        "deadline_seconds": 10.0, "backoff_base_seconds": 0.05, "requests_per_minute": 6000,
        "concurrency": 4, "max_attempts": 3}
 GOOD = {"suggested_answer": True, "reasoning": "The problem list documents it.",

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from tests.fakes.fake_anthropic import FakeAnthropic, _default_responder
+from tests.fakes.fake_rules import State
 
 
 @pytest.fixture(scope="module")
@@ -24,4 +25,6 @@ def fake(_module_fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> FakeAn
         f.queue.clear()
         f.requests.clear()
     f.responder = _default_responder
+    f.state = State()
+    f.default_retry_after = 1.0
     return f

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agents.judge.bench import cache_share, ideal_with_slow_call
-from agents.providers.base import LLMRequest, SystemBlock
+from agents.judge.bench import cache_served_share, ideal_with_slow_call
 
 
 def test_ideal_time_with_one_slot_held_by_a_slow_call() -> None:
@@ -15,11 +14,10 @@ def test_ideal_time_with_one_slot_held_by_a_slow_call() -> None:
     assert ideal_with_slow_call(3, 5.0, 1, 0.5) == pytest.approx(6.5)
 
 
-def test_cache_share_counts_repeated_prefixes_only() -> None:
-    a = LLMRequest(system=(SystemBlock("x" * 100, cache=True),),
-                   messages=({"role": "user", "content": "case one"},))
-    b = LLMRequest(system=a.system, messages=({"role": "user", "content": "case two"},))
-    c = LLMRequest(system=(SystemBlock("y" * 100),), messages=a.messages)
-    share, largest = cache_share([a, b, c])
-    assert 0.2 < share < 0.3 and largest > 100  # b reuses a's prefix
-    assert cache_share([a])[0] == 0.0
+def test_cache_share_is_reads_over_all_input_tokens() -> None:
+    cold = {"input_tokens": 500, "cache_creation_input_tokens": 2500,
+            "cache_read_input_tokens": 0, "output_tokens": 100}
+    warm = {"input_tokens": 500, "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 2500, "output_tokens": 100}
+    assert cache_served_share([cold, warm]) == pytest.approx(2500 / 6000)
+    assert cache_served_share([cold]) == 0.0 and cache_served_share([]) == 0.0

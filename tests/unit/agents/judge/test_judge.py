@@ -30,11 +30,12 @@ GOOD: dict[str, Any] = {
 
 
 def ok(payload: dict[str, Any] | None = None, **kw: Any) -> Reply:
+    kw.setdefault("input_tokens", 1000)  # scripted usage (the fake simulates it otherwise)
     return Reply.message(text=json.dumps(GOOD if payload is None else payload), **kw)
 
 
 def settings(**llm: Any) -> Settings:
-    base = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+    base = {"provider": "anthropic", "model": "claude-sonnet-5-5", "sdk_max_retries": 0,
             "deadline_seconds": 5.0, "max_attempts": 3, "backoff_base_seconds": 0.01,
             "requests_per_minute": 6000, "max_tokens": 500}
     return Settings(llm={**base, **llm})
@@ -57,11 +58,11 @@ async def test_a_valid_answer_becomes_an_ok_result(fake: FakeAnthropic, skill: S
     r = await judge.judge(disagreement())
     assert r.status == "ok" and r.validation == ()
     assert r.analysis.suggested_answer is True and r.analysis.agent_correctness == "agent_a"
-    assert (r.provider, r.model, r.prompt_version) == ("anthropic", "claude-fake-1",
+    assert (r.provider, r.model, r.prompt_version) == ("anthropic", "claude-sonnet-5-5",
                                                        judge.prompt_version)
     assert r.usage.input_tokens == 300 and r.usage.cache_read_input_tokens == 2000
     assert r.usage.llm_calls == 1
-    assert r.usage.cost_usd == pytest.approx((300 * 3 + 100 * 15 + 2000 * 0.3) / 1e6)
+    assert r.usage.cost_usd == pytest.approx((300 * 2 + 100 * 10 + 2000 * 0.2) / 1e6)
     assert r.result_id == judge.result_id(disagreement())
     body = fake.message_requests()[0].body
     assert body["output_config"]["format"]["type"] == "json_schema"

@@ -7,6 +7,7 @@ import pytest
 from agents.errors import LLMError
 from agents.providers.anthropic import AnthropicProvider, build_params
 from agents.providers.base import LLMRequest, SystemBlock, TokenUsage
+from agents.providers.catalogue import UnknownModel
 from agents.providers.factory import OfflineProvider, cost_usd, is_offline, make_provider
 from streams.settings import LLMSettings, Settings
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
@@ -20,9 +21,10 @@ REQUEST = LLMRequest(
 
 
 def llm(**over: object) -> LLMSettings:
-    base: dict[str, object] = {"provider": "anthropic", "model": "claude-sonnet-4-5",
+    base: dict[str, object] = {"provider": "anthropic", "model": "claude-sonnet-5-5",
                                "sdk_max_retries": 0, "deadline_seconds": 5.0, "max_attempts": 3,
-                               "backoff_base_seconds": 0.01, "requests_per_minute": 6000}
+                               "backoff_base_seconds": 0.01, "requests_per_minute": 6000,
+                               "check_cache_prefixes": False}
     return LLMSettings(**{**base, **over})
 
 
@@ -51,7 +53,7 @@ async def test_a_message_becomes_a_response_with_usage(fake: FakeAnthropic) -> N
     body = fake.message_requests()[0].body
     assert body["system"][1]["cache_control"] == {"type": "ephemeral"}
     assert body["output_config"]["format"]["schema"] == REQUEST.output_schema
-    assert body["model"] == "claude-sonnet-4-5" and body["max_tokens"] == 300
+    assert body["model"] == "claude-sonnet-5-5" and body["max_tokens"] == 16_000
 
 
 async def test_tool_calls_are_returned(fake: FakeAnthropic) -> None:
@@ -101,7 +103,8 @@ async def test_retry_after_beyond_the_deadline_fails_fast(fake: FakeAnthropic) -
 
 
 @pytest.mark.parametrize(("status", "kind"), [(400, "bad_request"), (401, "auth"),
-                                              (403, "auth"), (404, "bad_request")])
+                                              (403, "auth"), (404, "not_found"),
+                                              (413, "request_too_large")])
 async def test_permanent_errors_are_not_retried(fake: FakeAnthropic, status: int,
                                                 kind: str) -> None:
     fake.enqueue(Reply.error(status))
@@ -129,14 +132,13 @@ async def test_connection_refused_is_a_retryable_connection_error(
     assert err.value.kind == "connection" and err.value.retryable
 
 
-def test_factory_and_prices() -> None:
+def test_factory_refuses_an_unknown_model_and_prices_from_the_catalogue() -> None:
     assert is_offline(make_provider(Settings()))
     assert isinstance(make_provider(Settings()), OfflineProvider)
     s = Settings(llm=llm())
     assert make_provider(s).name == "anthropic"
+    with pytest.raises(UnknownModel, match="not in the model catalogue"):
+        make_provider(Settings(llm=llm(model="claude-nonexistent-9")))
     usage = TokenUsage(1_000_000, 1_000_000, 1_000_000, 1_000_000)
-    assert cost_usd(usage, "claude-sonnet-4-5", s.llm) == pytest.approx(3 + 15 + 0.3 + 3.75)
-    assert cost_usd(usage, "claude-haiku-4-5", s.llm) == pytest.approx(1 + 5 + 0.1 + 1.25)
-    custom = llm(prices={"x": {"input": 1, "output": 0, "cache_read": 0, "cache_write": 0}})
-    assert cost_usd(usage, "x", custom) == pytest.approx(1.0)
-    assert cost_usd(usage, "unknown-model", custom) == pytest.approx(3 + 15 + 0.3 + 3.75)
+    assert cost_usd(usage, "claude-sonnet-5-5", s.llm) == pytest.approx(2 + 10 + 0.2 + 2.5)
+    assert cost_usd(usage, "claude-sonnet-5-5-20261001", s.llm) == pytest.approx(14.7)

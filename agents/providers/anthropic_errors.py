@@ -1,0 +1,89 @@
+"""SDK exceptions -> :class:`agents.errors.LLMError` with a stable ``kind`` (pure; tested).
+
+Retryable: ``rate_limited`` (429), ``overloaded`` (529), ``server_error`` (5xx, 504
+included), ``timeout`` (408, client timeouts), ``connection``. Permanent: ``bad_request``,
+``auth``, ``not_found``, ``request_too_large`` (413), ``context_window_exceeded`` (400
+``model_context_window_exceeded``), and the two that also stop the provider (``HALTING``):
+``spend_limit`` (a 429 whose error says the spend or usage limit is reached: waiting does
+not clear it) and ``billing`` (402).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import anthropic
+
+from agents.errors import LLMError
+
+_SPEND = re.compile(r"spend(ing)?[ _]limit|usage[ _]limit", re.IGNORECASE)
+#: Kinds after which no call can succeed until an operator acts.
+HALTING = frozenset({"spend_limit", "billing"})
+
+
+def _retry_after(headers: Any) -> float | None:
+    for name, scale in (("retry-after-ms", 0.001), ("retry-after", 1.0)):
+        value = headers.get(name) if headers is not None else None
+        if value:
+            try:
+                return max(0.0, float(value) * scale)
+            except ValueError:
+                continue
+    return None
+
+
+def _error_detail(exc: anthropic.APIStatusError) -> tuple[str, str]:
+    """(error type, message) from the body ``{"type":"error","error":{...}}``."""
+    body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
+    inner = body.get("error")
+    err: dict[str, Any] = inner if isinstance(inner, dict) else body
+    kind = str(err.get("type") or exc.type or "error")
+    text = " ".join(str(err.get(k) or "") for k in ("message", "error_code")).strip()
+    return kind, text
+
+
+def classify(exc: Exception) -> LLMError:
+    """Map an SDK exception to an :class:`LLMError` (retryable vs permanent)."""
+    if isinstance(exc, anthropic.APITimeoutError):
+        return LLMError("timeout", "request timed out", retryable=True)
+    if isinstance(exc, anthropic.APIConnectionError):
+        return LLMError("connection", "connection failed", retryable=True)
+    if isinstance(exc, anthropic.APIStatusError):
+        return _classify_status(exc)
+    if isinstance(exc, anthropic.AnthropicError):
+        return LLMError("client_error", f"{type(exc).__name__}", retryable=False)
+    raise exc
+
+
+def _classify_status(exc: anthropic.APIStatusError) -> LLMError:
+    status = exc.status_code
+    after = _retry_after(exc.response.headers)
+    etype, text = _error_detail(exc)
+    message = f"HTTP {status}: {etype}" + (f": {text[:200]}" if text else "")
+
+    def err(kind: str, retryable: bool, retry_after: float | None = None) -> LLMError:
+        return LLMError(kind, message, retryable=retryable, retry_after=retry_after,
+                        status=status)
+
+    if status == 429 and _SPEND.search(text):
+        return err("spend_limit", False)  # waiting does not clear it
+    if status == 429:
+        return err("rate_limited", True, after)
+    if status == 529 or etype == "overloaded_error":
+        return err("overloaded", True, after)
+    if status == 402 or etype == "billing_error":
+        return err("billing", False)
+    if status == 413:
+        return err("request_too_large", False)
+    if "model_context_window_exceeded" in f"{etype} {text}":
+        return err("context_window_exceeded", False)
+    if status in (401, 403):
+        return err("auth", False)
+    if status == 404:
+        return err("not_found", False)
+    if status == 408:
+        return err("timeout", True, after)
+    if status >= 500:  # 500, 502, 503, 504
+        return err("server_error", True, after)
+    return err("bad_request", False)

@@ -1,0 +1,28 @@
+"""Both LLM workers refuse to start (exit 2, one line) on an unknown or retired model, before
+touching Kafka; a current model gets past the check."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from agents.debrief.run import run_worker as run_debrief
+from agents.judge.run import run_worker as run_judge
+from streams.settings import Settings
+from tests.fakes.fake_anthropic import FakeAnthropic
+
+
+@pytest.mark.parametrize("run", [run_judge, run_debrief], ids=["judge", "debrief"])
+@pytest.mark.parametrize(("model", "says"), [("claude-sonnet-4-5", "retired on 2026-11-30"),
+                                             ("claude-nope-1", "not in the model catalogue")])
+def test_a_worker_exits_2_on_a_model_it_cannot_use(
+        fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture,
+        run: object, model: str, says: str) -> None:
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+    settings = Settings(llm={"provider": "anthropic", "model": model},
+                        kafka={"bootstrap_servers": "127.0.0.1:1"})
+    assert run(settings) == 2  # type: ignore[operator]
+    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert len(errors) == 1 and says in errors[0] and "\n" not in errors[0]
+    assert fake.message_requests() == []
