@@ -68,6 +68,9 @@ class LLMResponse:
     latency_ms: int
     #: Calls made for this response (retries included).
     attempts: int = 1
+    #: The raw assistant content blocks (thinking blocks included), sent back unmodified
+    #: when a conversation continues; empty when the provider does not supply them.
+    content: tuple[dict[str, Any], ...] = ()
 
 
 class Provider(Protocol):
