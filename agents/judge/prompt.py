@@ -13,7 +13,7 @@ Layout, for prompt caching (a request carries at most 4 breakpoints; we use up t
 A block is marked cacheable only when the prefix up to it clears the model's minimum
 cacheable prefix (``min_cache_tokens``, estimated as ceil(chars / 3.5)); a breakpoint on a
 shorter prefix would never cache. Untrusted text (notes, answers, rationales, quotes) is
-framed by :mod:`agents.judge.framing` with a per-request random boundary.
+framed by :mod:`agents.framing` with a per-request random boundary.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from agents.context.assemble import CaseContext
-from agents.judge.framing import DATA_RULE, announce, block, new_boundary
+from agents.framing import DATA_RULE, announce, block, new_boundary
 from agents.judge.output_schema import shared_schema
 from agents.providers.base import LLMRequest, LLMResponse, SystemBlock
 from schemas.chart_review import JudgeJob
