@@ -1,6 +1,7 @@
 """The judge worker against the real embedded broker and the fake Anthropic server: every
 job yields exactly one result (ok or fallback) while bad records and jobs the model was
-unavailable for (replayable, ``llm_unavailable``) go to the DLQ and the worker keeps going; after a SIGKILL mid-batch and a restart, still one result per job, and
+unavailable for (replayable, ``llm_unavailable``) go to the DLQ and the worker keeps
+going; after a SIGKILL mid-batch and a restart, still one result per job, and
 published results are not paid for again."""
 
 from __future__ import annotations
