@@ -13,8 +13,8 @@ Score = grounded quotes - ungrounded quotes - 2 x contradicting quotes (invalid 
 Disagreement: the higher score wins (``agent_correctness`` = the winner, hint = the loser's
 error); a tie gives ``null`` + ``neither`` + ``true_ambiguity``. Low confidence: the agent's
 answer is kept unless its own quotes contradict it. Confidence is never ``high`` (a heuristic
-cannot be sure), ``medium`` only when the winner's quotes are all grounded and uncontradicted and the
-margin is clear, and ``low`` when the answer is ``no_info`` although uncited notes mention
+cannot be sure), ``medium`` only when the winner's quotes are all grounded and uncontradicted
+and the margin is clear, and ``low`` when the answer is ``no_info`` although uncited notes mention
 the criterion's keywords. The result goes through the same validation as a model's answer.
 """
 
