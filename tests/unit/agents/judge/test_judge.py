@@ -253,3 +253,20 @@ def test_prompt_version_follows_model_and_skill(skill: Skill, store: ChartStore,
     changed = skill.model_copy(update={"files": {**skill.files, "SKILL.md": "changed"}})
     assert Judge(settings(), changed, store, OfflineProvider("m1")).prompt_version != a
     assert Judge(settings(), skill, store, OfflineProvider("m1")).prompt_version == a
+
+
+async def test_an_outage_during_the_repair_keeps_the_usable_first_answer_flagged(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.enqueue(ok(INVENTED), Reply.error(529), Reply.error(529))
+    r = await make_judge(fake, skill, store, max_attempts=2).judge(disagreement())
+    assert r.status == "flagged" and r.analysis.suggested_answer is True
+    assert kinds(r) == [("unverified_quote", "flagged"), ("llm_error", "flagged")]
+
+
+async def test_a_low_confidence_cell_gets_n_a_fields_from_the_model_path(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.enqueue(ok())  # the model names agent_a / agent_b_error on a single-agent cell
+    j = job("low_confidence", answer("default", True, confidence="low", reason="unclear"))
+    r = await make_judge(fake, skill, store).judge(j)
+    assert (r.analysis.agent_correctness, r.analysis.classification_hint) == ("n_a", "n_a")
+    assert r.status == "ok" and ("rule_violation", "repaired") in kinds(r)
