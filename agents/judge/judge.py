@@ -31,7 +31,7 @@ from agents.errors import LLMError
 from agents.judge.offline import VERSION as OFFLINE_VERSION
 from agents.judge.offline import offline_payload
 from agents.judge.parse import parse_response
-from agents.judge.prompt import build_request, repair_request
+from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_request
 from agents.judge.typedrift import type_drift_analysis
 from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
 from agents.judge.versioning import prompt_version, result_id
@@ -73,7 +73,7 @@ class _Run:
 
 class Judge:
     def __init__(self, settings: Settings, skill: Skill, store: ChartStore, provider: Provider,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, min_cache_tokens: int | None = None) -> None:
         self.settings = settings
         self.skill = skill
         self.store = store
@@ -82,6 +82,8 @@ class Judge:
         self.offline = is_offline(provider)
         self.structured = settings.llm.structured_output
         self.prompt_version = prompt_version(settings, skill, provider.name, provider.model)
+        #: the model's minimum cacheable prefix (breakpoints only where a prefix clears it)
+        self.min_cache_tokens = min_cache_tokens or DEFAULT_MIN_CACHE_TOKENS
 
     def result_id(self, job: JudgeJob) -> str:
         return result_id(job.job_id, self.prompt_version)
@@ -144,7 +146,8 @@ class Judge:
         budget = self.settings.llm.context_budget_chars
         context = gather(job.answers, criterion.keywords, notes, budget)
         request = build_request(self.skill, criterion, job, context, structured=self.structured,
-                                max_tokens=self.settings.llm.max_tokens, notes=notes)
+                                max_tokens=self.settings.llm.max_tokens, notes=notes,
+                                min_cache_tokens=self.min_cache_tokens)
         shown = tuple(e.text for e in context.excerpts)
         return await self._ask(request, criterion, notes, job, run, shown)
 

@@ -270,3 +270,14 @@ async def test_a_low_confidence_cell_gets_n_a_fields_from_the_model_path(
     r = await make_judge(fake, skill, store).judge(j)
     assert (r.analysis.agent_correctness, r.analysis.classification_hint) == ("n_a", "n_a")
     assert r.status == "ok" and ("rule_violation", "repaired") in kinds(r)
+
+
+async def test_the_models_minimum_decides_where_breakpoints_are_sent(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.responder = lambda body: ok()
+    s = settings()
+    judge = Judge(s, skill, store, AnthropicProvider(s.llm, base_url=fake.base_url),
+                  min_cache_tokens=100)
+    await judge.judge(disagreement())
+    system = fake.message_requests()[0].body["system"]
+    assert [b.get("cache_control") for b in system] == [{"type": "ephemeral"}] * 2
