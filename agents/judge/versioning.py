@@ -1,9 +1,9 @@
 """``prompt_version``: a content hash of everything that shapes the judge's answer.
 
 Hashed: the prompt and case-message code, the data framing, the validation rules, the rules
-text, the output schema, every file of the phenotype
-skill (SKILL.md, criteria, edge cases), the provider and model, the token and context
-budgets, and — for the offline provider — the heuristic's code. Change any of them and
+text, the output schema, every file of the phenotype skill (SKILL.md, criteria, edge
+cases), the provider and model, the token and context budgets, and — for the offline
+provider — the heuristic's code. Change any of them and
 results form a new series; ``result_id = sha256(job_id | prompt_version)`` so a job judged
 again under the same version gets the same id (and is not paid for twice).
 """
