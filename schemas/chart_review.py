@@ -205,7 +205,10 @@ class JudgeResult(Frozen):
     patient_id: SafeId
     field_id: SafeId
     kind: JobKind
-    status: Literal["ok", "fallback"]
+    #: ``ok``; ``flagged`` = usable but a rule the repair round-trip could not fix (an
+    #: invented quote, no usable pointer, contradictory fields) — the reviewer must check it;
+    #: ``fallback`` = the judge could not analyse the cell.
+    status: Literal["ok", "fallback", "flagged"]
     analysis: JudgeAnalysis
     validation: tuple[ValidationProblem, ...] = ()
     prompt_version: str

@@ -20,6 +20,9 @@ ERROR_TYPES = (
     "unknown_case",
     "invalid_output",
     "llm_failure",
+    #: the LLM was unavailable (429/529/5xx/timeout/connection after our retries): no
+    #: result was published, so a replay of these dead letters judges the record again.
+    "llm_unavailable",
     "internal_error",
     "oversized",
 )

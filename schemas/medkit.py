@@ -261,7 +261,35 @@ class QuoteFlag(Frozen):
     quote: str
 
 
-class CaseEvaluation(CaseEvaluationInput):
+#: The fixed line every evaluation carries; the UI shows it verbatim and may rely on it.
+TRAINING_NOTICE = ("Training feedback on a simulated encounter only; not advice about the "
+                   "care of any real patient.")
+
+
+class ScoreFlag(Frozen):
+    """A score the model claimed that differs from the one code recomputed."""
+
+    #: ``"global"`` or a domain name.
+    scope: str
+    claimed: float
+    recomputed: float
+
+
+class CheckedEvaluation(CaseEvaluationInput):
+    """The tool payload after validation in code: ``global_rating`` and ``domain_scores``
+    are recomputed from the kept criteria with the rubric weights (bands applied to the
+    recomputed scores); the model's own ratings are kept beside them."""
+
+    claimed_global_rating: Rating | None = None
+    claimed_domain_scores: DomainScores | None = None
+    #: Scores whose claimed and recomputed values differ by more than the tolerance.
+    score_flags: tuple[ScoreFlag, ...] = ()
+    #: Criteria with no quote that occurs in the encounter log (evidence not specific).
+    unquoted_criteria: tuple[str, ...] = ()
+    training_notice: Literal[TRAINING_NOTICE] = TRAINING_NOTICE  # type: ignore[valid-type]
+
+
+class CaseEvaluation(CheckedEvaluation):
     """``medkit.case-evaluations.v1``, keyed by ``request_id``: payload + envelope."""
 
     schema_version: int = SCHEMA_VERSION

@@ -1,4 +1,8 @@
-"""The record handler of the debrief worker: bytes in, evaluation record (or DLQ) out."""
+"""The record handler of the debrief worker: bytes in, evaluation record (or DLQ) out.
+
+A model that could not be reached (429/529/5xx/timeout/connection after our retries) is
+not a verdict on the request: it is dead-lettered as ``llm_unavailable`` (replayable), not
+``llm_failure`` (permanent: auth, bad request, refusal)."""
 
 from __future__ import annotations
 
@@ -10,6 +14,8 @@ import orjson
 from pydantic import ValidationError
 
 from agents.debrief.grader import DebriefGrader, validation_summary
+from agents.errors import LLMError
+from agents.transient import LLMUnavailable, is_transient
 from schemas.medkit import DebriefRequest
 from streams.errors import BadRecord
 from streams.runner import Output
@@ -48,7 +54,13 @@ class DebriefHandler:
                 if eid in self.seen:
                     log.info("debrief: evaluation %s already published; skipped", eid[:12])
                     return []
-                evaluation = await self.grader.evaluate(request)
+                try:
+                    evaluation = await self.grader.evaluate(request)
+                except BadRecord as exc:
+                    cause = exc.__cause__
+                    if isinstance(cause, LLMError) and is_transient(cause):
+                        raise LLMUnavailable(cause) from None
+                    raise
                 self.seen.add(eid)
         finally:
             if not lock.locked():

@@ -1,5 +1,7 @@
 """Validation of a model's evaluation in code (pure): citation allowlist, rubric coverage,
-verdict bands, transcript quotes and the safety override.
+verdict bands, scores recomputed from the kept criteria (:mod:`agents.debrief.scores`),
+transcript quotes (a criterion with no quote found in the encounter log is flagged: its
+evidence is not specific), the safety override and the fixed training-only notice.
 
 :func:`check` returns the corrected payload plus what was changed or flagged; it raises
 :class:`agents.errors.InvalidOutput` only for an evaluation that cannot be repaired (wrong
@@ -13,13 +15,16 @@ from typing import Literal
 
 from agents.debrief.bands import band
 from agents.debrief.safety import find_breaches, lead_sentence, leads_with_breach
+from agents.debrief.scores import recompute
 from agents.debrief.transcript import quote_in_log
 from agents.errors import InvalidOutput
 from schemas.chart_review import ValidationProblem
 from schemas.medkit import (
     DOMAINS,
+    TRAINING_NOTICE,
     CaseEvaluationInput,
     CaseRubric,
+    CheckedEvaluation,
     CriterionEvaluation,
     DebriefRequest,
     DomainScores,
@@ -35,6 +40,7 @@ DropReason = Literal["unknown_citation", "missing_citation", "unknown_criterion"
 
 @dataclass
 class Checked:
+    #: A :class:`CheckedEvaluation` once :func:`check` has run.
     payload: CaseEvaluationInput
     dropped: list[DroppedCriterion] = field(default_factory=list)
     corrections: list[VerdictCorrection] = field(default_factory=list)
@@ -132,8 +138,21 @@ def check(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,
             message="rubric cites recIds missing from the registry slice: "
                     + ", ".join(out.rubric_unknown_refs)))
     kept = filter_criteria(payload.criteria, rubric, allowed, rubric_source == "authored", out)
-    update = correct_verdicts(payload, out)
-    update["criteria"] = tuple(kept)
+    correct_verdicts(payload, out)  # the model's verdicts against its own claimed scores
+    scores = recompute(payload, kept, rubric)
+    update: dict[str, object] = {
+        "criteria": tuple(kept), "global_rating": scores.global_rating,
+        "domain_scores": scores.domain_scores, "score_flags": scores.flags,
+        "claimed_global_rating": payload.global_rating,
+        "claimed_domain_scores": payload.domain_scores, "training_notice": TRAINING_NOTICE}
+    if scores.flags:
+        out.problems.append(ValidationProblem(
+            type="score_mismatch", message="claimed vs recomputed: " + ", ".join(
+                f"{f.scope} {f.claimed:.2f} -> {f.recomputed:.2f}" for f in scores.flags)))
+    if scores.unscored:
+        out.problems.append(ValidationProblem(
+            type="score_not_recomputed", message="no kept criterion; the model's rating "
+            "is kept for: " + ", ".join(scores.unscored)))
     log = request.encounter_log
     out.unverified_quotes = [QuoteFlag(criterion_id=c.criterion_id, quote=q)
                              for c in kept for q in c.quotes if not quote_in_log(q, log)]
@@ -141,6 +160,13 @@ def check(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,
         out.problems.append(ValidationProblem(
             type="unverified_quote",
             message=f"{len(out.unverified_quotes)} quote(s) not found in the encounter log"))
+    unquoted = tuple(c.criterion_id for c in kept
+                     if not any(quote_in_log(q, log) for q in c.quotes))
+    update["unquoted_criteria"] = unquoted
+    if unquoted:
+        out.problems.append(ValidationProblem(
+            type="unspecific_evidence", message="no transcript quote found in the encounter "
+            "log for: " + ", ".join(unquoted)))
     out.safety_findings = find_breaches(request)
     breach = payload.safety_breach
     if breach is None and out.safety_findings:
@@ -152,5 +178,6 @@ def check(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,
         update["narrative"] = f"{lead_sentence(breach)} {payload.narrative.strip()}"
         out.problems.append(ValidationProblem(type="narrative_safety_lead", action="repaired",
                                               message="narrative now leads with the breach"))
-    out.payload = payload.model_copy(update=update)
+    out.payload = CheckedEvaluation.model_validate(
+        {**payload.model_dump(), **{k: v for k, v in update.items()}})
     return out

@@ -1,4 +1,4 @@
-"""Judge one job: JudgeJob -> JudgeResult. Every path ends in a result, never an exception.
+"""Judge one job: JudgeJob -> JudgeResult, or :class:`LLMUnavailable` (-> DLQ, replayable).
 
 * ``type_drift`` -> decided in code from the answer schema (no LLM call).
 * unknown criterion, no answers, no notes for the patient -> ``fallback`` without a call.
@@ -6,16 +6,20 @@
 * LLM: one request; ``refusal`` (or ``model_context_window_exceeded``) -> fallback;
   ``max_tokens`` -> asked once more with twice the token budget; an answer that fails
   validation (unparsable, missing/unknown keys, answer outside the schema ...) -> one repair
-  round-trip that shows the model its answer and the problems, then fallback. An
-  :class:`LLMError` (after the provider's bounded retries) -> fallback. Non-fatal problems
-  (unknown note ids, unverified quotes ...) are repaired or flagged in place and listed in
-  ``validation``.
+  round-trip that shows the model its answer and the problems, then fallback. An answer
+  with an invented quote gets the same one round-trip; if it persists (or another rule the
+  reviewer must see is broken: no usable pointer, contradictory fields —
+  ``validate.NEEDS_REVIEW``) the result is published with status ``flagged``.
+* A transient :class:`LLMError` (429/529/5xx/timeout/connection after our retries) is not a
+  result: :class:`LLMUnavailable` is raised and the runner dead-letters the job as
+  ``llm_unavailable``, so a replay judges it again. A permanent one (auth, bad request ...)
+  -> fallback. Other non-fatal problems (unknown note ids ...) are repaired or flagged in
+  place and listed in ``validation``.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
 import logging
 import time
 from datetime import UTC, datetime
@@ -27,12 +31,13 @@ from agents.errors import LLMError
 from agents.judge.offline import VERSION as OFFLINE_VERSION
 from agents.judge.offline import offline_payload
 from agents.judge.parse import parse_response
-from agents.judge.prompt import build_request, repair_request
+from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_request
 from agents.judge.typedrift import type_drift_analysis
-from agents.judge.validate import Check, problem, validate_analysis
+from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
 from agents.judge.versioning import prompt_version, result_id
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd, is_offline
+from agents.transient import LLMUnavailable, is_transient
 from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, Usage, ValidationProblem
 from schemas.skill import Criterion, Skill
 from streams.metrics import Metrics
@@ -68,7 +73,7 @@ class _Run:
 
 class Judge:
     def __init__(self, settings: Settings, skill: Skill, store: ChartStore, provider: Provider,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, min_cache_tokens: int | None = None) -> None:
         self.settings = settings
         self.skill = skill
         self.store = store
@@ -77,6 +82,8 @@ class Judge:
         self.offline = is_offline(provider)
         self.structured = settings.llm.structured_output
         self.prompt_version = prompt_version(settings, skill, provider.name, provider.model)
+        #: the model's minimum cacheable prefix (breakpoints only where a prefix clears it)
+        self.min_cache_tokens = min_cache_tokens or DEFAULT_MIN_CACHE_TOKENS
 
     def result_id(self, job: JudgeJob) -> str:
         return result_id(job.job_id, self.prompt_version)
@@ -87,9 +94,17 @@ class Judge:
         try:
             analysis = await self._analyse(job, run)
         except LLMError as exc:
+            if is_transient(exc):
+                self.metrics.results.labels(WORKER, job.kind, "llm_unavailable").inc()
+                log.warning("judge %s kind=%s: model unavailable (%s) after %d call(s); "
+                            "dead-lettered for replay", self.result_id(job)[:12], job.kind,
+                            exc.kind, run.calls)
+                raise LLMUnavailable(exc) from None
             analysis = None
             run.fail("llm_error", f"the model call failed ({exc.kind})")
-        status: Literal["ok", "fallback"] = "ok" if analysis is not None else "fallback"
+        status: Literal["ok", "fallback", "flagged"] = (
+            "fallback" if analysis is None else "flagged" if needs_review(run.problems)
+            else "ok")
         cost = cost_usd(run.usage, run.model, self.settings.llm)
         u = run.usage
         result = JudgeResult(
@@ -127,17 +142,20 @@ class Judge:
             return None
         if self.offline:
             payload = offline_payload(job, criterion, notes)
-            return self._accept(self._validate(payload, criterion, notes, job), run)
+            return self._accept(self._validate(payload, criterion, notes, job, None), run)
         budget = self.settings.llm.context_budget_chars
         context = gather(job.answers, criterion.keywords, notes, budget)
         request = build_request(self.skill, criterion, job, context, structured=self.structured,
-                                max_tokens=self.settings.llm.max_tokens)
-        return await self._ask(request, criterion, notes, job, run)
+                                max_tokens=self.settings.llm.max_tokens, notes=notes,
+                                min_cache_tokens=self.min_cache_tokens)
+        shown = tuple(e.text for e in context.excerpts)
+        return await self._ask(request, criterion, notes, job, run, shown)
 
     def _validate(self, payload: object, criterion: Criterion, notes: dict[str, str],
-                  job: JudgeJob) -> Check:
+                  job: JudgeJob, shown: tuple[str, ...] | None) -> Check:
         return validate_analysis(payload, criterion=criterion, notes=notes,
-                                 n_agents=len(job.answers),
+                                 n_agents=len(job.answers), kind=job.kind,
+                                 agent_answers=job.normalized, shown=shown,
                                  extra_sources=(criterion.prompt, criterion.body))
 
     def _accept(self, check: Check, run: _Run) -> JudgeAnalysis | None:
@@ -148,7 +166,7 @@ class Judge:
         return check.analysis
 
     async def _ask(self, request: LLMRequest, criterion: Criterion, notes: dict[str, str],
-                   job: JudgeJob, run: _Run) -> JudgeAnalysis | None:
+                   job: JudgeJob, run: _Run, shown: tuple[str, ...]) -> JudgeAnalysis | None:
         resp = await self._call(request, run)
         repaired = False
         if resp.stop_reason == "max_tokens":
@@ -161,33 +179,44 @@ class Judge:
             run.fail(resp.stop_reason, f"the model {_UNUSABLE[resp.stop_reason]} "
                      f"(stop_reason {resp.stop_reason})")
             return None
-        check = self._check(resp, criterion, notes, job)
-        if check.analysis is not None or repaired:
+        check = self._check(resp, criterion, notes, job, shown)
+        review = needs_review(check.problems, REPAIRABLE)
+        if (check.analysis is not None and not review) or repaired:
             return self._accept(check, run)
         # one repair round-trip, showing the model its answer and what was wrong
-        messages = [p.message for p in check.problems if p.action == "fallback"]
-        answer = resp.text or (json.dumps(resp.tool_calls[0].input) if resp.tool_calls else "")
+        messages = [p.message for p in check.problems if p.action == "fallback"] + [
+            p.message for p in review]
         try:
-            resp2 = await self._call(repair_request(request, answer, messages), run)
-        except LLMError:
-            run.problems += check.problems
-            raise
-        second = self._check(resp2, criterion, notes, job) if resp2.stop_reason not in (
+            resp2 = await self._call(repair_request(request, resp, messages), run)
+        except LLMError as exc:
+            if check.analysis is None:
+                run.problems += check.problems
+                raise
+            run.problems += [*check.problems, problem("llm_error", f"the repair call failed "
+                                                      f"({exc.kind}); first answer kept")]
+            return check.analysis
+        second = self._check(resp2, criterion, notes, job, shown) if resp2.stop_reason not in (
             _UNUSABLE) else Check(None, (problem(
                 resp2.stop_reason, f"repair answer ended with {resp2.stop_reason}", "fallback"),))
         if second.analysis is not None:
+            fixed = not needs_review(second.problems, REPAIRABLE)
             run.problems += [p.model_copy(update={"action": "repaired"})
-                             if p.action == "fallback" else p for p in check.problems]
+                             if p.action == "fallback" or (fixed and p in review) else p
+                             for p in check.problems]
             return self._accept(second, run)
+        if check.analysis is not None:  # the repair made it worse: keep the first answer
+            run.problems += [*check.problems, problem(
+                "repair_unusable", "the repair answer was unusable; the first answer is kept")]
+            return check.analysis
         run.problems += check.problems
         return self._accept(second, run)
 
     def _check(self, resp: LLMResponse, criterion: Criterion, notes: dict[str, str],
-               job: JudgeJob) -> Check:
+               job: JudgeJob, shown: tuple[str, ...]) -> Check:
         parsed = parse_response(resp, structured=self.structured)
         if parsed.payload is None:
             return Check(None, parsed.problems)
-        check = self._validate(parsed.payload, criterion, notes, job)
+        check = self._validate(parsed.payload, criterion, notes, job, shown)
         return Check(check.analysis, (*parsed.problems, *check.problems))
 
     async def _call(self, request: LLMRequest, run: _Run) -> LLMResponse:

@@ -11,10 +11,10 @@ so in its reasoning. For every agent answer it measures:
 
 Score = grounded quotes - ungrounded quotes - 2 x contradicting quotes (invalid answers lose).
 Disagreement: the higher score wins (``agent_correctness`` = the winner, hint = the loser's
-error); a tie gives ``null`` + ``true_ambiguity``. Low confidence: the agent's answer is kept
-unless its own quotes contradict it. Confidence is never ``high`` (a heuristic cannot be
-sure), ``medium`` only when the winner's quotes are all grounded and uncontradicted and the
-margin is clear, and ``low`` when the answer is ``no_info`` although uncited notes mention
+error); a tie gives ``null`` + ``neither`` + ``true_ambiguity``. Low confidence: the agent's
+answer is kept unless its own quotes contradict it. Confidence is never ``high`` (a heuristic
+cannot be sure), ``medium`` only when the winner's quotes are all grounded and uncontradicted
+and the margin is clear, and ``low`` when the answer is ``no_info`` although uncited notes mention
 the criterion's keywords. The result goes through the same validation as a model's answer.
 """
 
@@ -103,7 +103,8 @@ def offline_payload(job: JudgeJob, criterion: Criterion,
     if job.kind == "disagreement" and len(grades) == 2:
         a, b = grades
         if a.score == b.score:
-            suggested, correct, hint, conf = None, "n_a", "true_ambiguity", "low"
+            # a disagreement never has n_a correctness: neither agent is shown right
+            suggested, correct, hint, conf = None, "neither", "true_ambiguity", "low"
             pick = a if a.grounded else b
         else:
             pick, other = (a, b) if a.score > b.score else (b, a)
@@ -114,7 +115,8 @@ def offline_payload(job: JudgeJob, criterion: Criterion,
         pick = grades[0]
         correct, hint = "n_a", "n_a"
         if pick.contradicting or not pick.valid:
-            suggested, conf, hint = None, "low", "true_ambiguity"
+            suggested, conf = None, "low"
+            hint = "n_a" if job.kind == "low_confidence" else "true_ambiguity"
         else:
             suggested, conf = pick.answer, "medium" if pick.clean else "low"
     if suggested == "no_info" and uncited:

@@ -1,23 +1,42 @@
 """The judge prompt, written for judgeflow (the platform's judge rules in our own words).
 
-Layout, for prompt caching: system block 1 = the judging rules (identical for every cell),
-system block 2 = the criterion file and the edge cases it names (identical for every cell
-of that criterion); both are marked cacheable. Everything about the patient — the agents'
-answers and the note excerpts — comes last, in the user message. Building the static part
-depends only on the criterion and the output mode, so two cells of the same criterion send
-a byte-identical prefix.
+Layout, for prompt caching (a request carries at most 4 breakpoints; we use up to 2):
+
+1. system block 1, shared by every cell of the skill: the judging rules, the data-framing rule,
+   the answer format and the phenotype skill itself (SKILL.md, every criterion, every edge
+   case);
+2. system block 2, shared by every cell of one criterion: the criterion under review with its
+   gate and edge cases;
+3. the user message, different for every cell: every agent's answer, the gate answer when
+   known, the note excerpts and the list of the patient's other notes.
+
+A block is marked cacheable only when the prefix up to it clears the model's minimum
+cacheable prefix (``min_cache_tokens``, estimated as ceil(chars / 3.5)); a breakpoint on a
+shorter prefix would never cache. Untrusted text (notes, answers, rationales, quotes) is
+framed by :mod:`agents.framing` with a per-request random boundary.
 """
 
 from __future__ import annotations
 
 import json
+import math
+from collections.abc import Mapping
 from typing import Any
 
 from agents.context.assemble import CaseContext
+from agents.framing import DATA_RULE
+from agents.judge.case import UNKNOWN, case_text
 from agents.judge.output_schema import shared_schema
-from agents.providers.base import LLMRequest, SystemBlock
+from agents.providers.base import LLMRequest, LLMResponse, SystemBlock
 from schemas.chart_review import JudgeJob
 from schemas.skill import Criterion, Skill
+
+#: Minimum cacheable prefix of the default model (claude-sonnet-5-5), in tokens. Not found
+#: on the official page at the time of writing: 2,048 is the conservative value (Sonnet 4.6
+#: is 2,048, Sonnet 5 is reported at 1,024); a smaller real minimum only adds cache hits.
+DEFAULT_MIN_CACHE_TOKENS = 2048
+CHARS_PER_TOKEN = 3.5
+MAX_BREAKPOINTS = 4
 
 SENTINEL_OPEN, SENTINEL_CLOSE = "<JUDGE_ANALYSIS>", "</JUDGE_ANALYSIS>"
 
@@ -33,7 +52,10 @@ the gate if there is one, and the edge cases it lists. Edge cases describe known
 often explain why agents split.
 2. Read the note excerpts in the case message. Notes the agents cited come first; after them \
 come notes the agents did not cite that mention the criterion's keywords, which they may have \
-overlooked. Excerpts are marked with their character range in the original note.
+overlooked. Excerpts are marked with their character range in the original note. The case \
+also lists every other note of the patient (id and size) so you know what exists; point the \
+reviewer to one of those when the excerpts suggest the answer is there. If the criterion has \
+a gate, check the patient's answer to the gate criterion first, when the case gives it.
 3. Work out what the notes support on your own, before weighing who said what.
 4. Then compare with the agents. For a disagreement: does agent A or agent B fit the evidence, \
 are both wrong, or does this chart leave the criterion genuinely open? For a low-confidence \
@@ -50,12 +72,14 @@ exactly inside double quotes. Never put words in double quotes that do not appea
 - evidence_pointers: one to three places the reviewer should re-read. note_id is the id shown \
 in the case (no ".txt"); what_to_look_for is a few words naming what to check, not a quotation; \
 offsets is [start, end] in characters of the original note, or null.
-- agent_correctness: "agent_a", "agent_b", "both" or "neither" for a disagreement; "n_a" when \
-only one agent answered.
+- agent_correctness: "agent_a", "agent_b", "both" or "neither" for a disagreement (never \
+"n_a" there); "n_a" for a low-confidence cell. When more than two agents answered, agent_a and \
+agent_b are the first two listed; weigh the others as further opinions.
 - classification_hint: the category you expect the reviewer to choose: "agent_a_error", \
 "agent_b_error", "guideline_gap" (the criterion's wording does not settle this situation), \
 "true_ambiguity" (the chart does not settle it), or "n_a" for a single agent's \
-low-confidence answer with nothing to compare it against.
+low-confidence answer with nothing to compare it against (always "n_a" on a low-confidence \
+cell). Keep the two fields consistent: an agent you call correct is not the one in error.
 - judge_confidence: how sure you are of your suggestion. "high" only when the notes leave no \
 doubt; "low" when they are genuinely mixed.
 
@@ -78,17 +102,53 @@ closing tag, and do not use code fences.
 
 
 def rules_text(structured: bool) -> str:
-    return RULES + (OUTPUT_STRUCTURED if structured else OUTPUT_SENTINEL)
+    return RULES + "\n" + DATA_RULE + "\n" + (OUTPUT_STRUCTURED if structured
+                                              else OUTPUT_SENTINEL)
+
+
+def estimate_tokens(text: str) -> int:
+    return math.ceil(len(text) / CHARS_PER_TOKEN)
+
+
+def _schema_line(criterion: Criterion) -> str:
+    schema = criterion.answer_schema.model_dump(mode="json", exclude_none=True)
+    return f"answer_schema: {json.dumps(schema, sort_keys=True)}"
+
+
+def _gate_line(criterion: Criterion) -> str | None:
+    if criterion.gate is None:
+        return None
+    return (f"Gate: applies only when {criterion.gate.field_id} = "
+            f"{json.dumps(criterion.gate.value)}")
+
+
+def skill_text(skill: Skill) -> str:
+    """The whole phenotype skill: its description, every criterion, every edge case."""
+    lines = [f"# Phenotype skill: {skill.name}", "", "## Skill description (SKILL.md)",
+             skill.files.get("SKILL.md", "(no SKILL.md)").strip(), "", "## Criteria"]
+    for crit in skill.criteria.values():
+        lines += ["", f"### {crit.field_id}", f"Question: {crit.prompt}", _schema_line(crit)]
+        gate = _gate_line(crit)
+        if gate:
+            lines.append(gate)
+        if crit.uses.edge_cases:
+            lines.append(f"Edge cases: {', '.join(crit.uses.edge_cases)}")
+    lines += ["", "## Edge cases"]
+    for name, text in skill.edge_cases.items():
+        lines += ["", f"### {name}", text.strip()]
+    return "\n".join(lines)
+
+
+def shared_text(skill: Skill, structured: bool) -> str:
+    return rules_text(structured) + "\n" + skill_text(skill)
 
 
 def criterion_text(skill: Skill, criterion: Criterion) -> str:
-    schema = criterion.answer_schema.model_dump(mode="json", exclude_none=True)
-    lines = [f"Phenotype skill: {skill.name}", f"Criterion: {criterion.field_id}",
-             f"Question: {criterion.prompt}",
-             f"answer_schema: {json.dumps(schema, sort_keys=True)}"]
-    if criterion.gate is not None:
-        lines.append(f"Gate: applies only when {criterion.gate.field_id} = "
-                     f"{json.dumps(criterion.gate.value)}")
+    lines = [f"# Criterion under review: {criterion.field_id}",
+             f"Question: {criterion.prompt}", _schema_line(criterion)]
+    gate = _gate_line(criterion)
+    if gate:
+        lines.append(gate)
     if criterion.keywords:
         lines.append(f"Keywords: {', '.join(criterion.keywords)}")
     lines += ["", "Definition:", criterion.body or "(none)"]
@@ -97,58 +157,57 @@ def criterion_text(skill: Skill, criterion: Criterion) -> str:
     return "\n".join(lines)
 
 
-def _answer_lines(label: str, job: JudgeJob, index: int) -> list[str]:
-    a = job.answers[index]
-    norm = job.normalized[index] if index < len(job.normalized) else None
-    lines = [f"## {label} (agent_id {a.agent_id})",
-             f"answer: {json.dumps(a.answer)}  (canonical: {json.dumps(norm)})",
-             f"confidence: {a.confidence}"]
-    if a.low_confidence_reason:
-        lines.append(f"why low confidence: {a.low_confidence_reason}")
-    lines.append(f"rationale: {a.rationale or '(none)'}")
-    for ev in a.evidence:
-        where = f" offsets {list(ev.offsets)}" if ev.offsets else ""
-        lines.append(f"- cites note {ev.note_id}{where}: \"{ev.quote}\"")
-    return lines
-
-
-def case_text(job: JudgeJob, context: CaseContext) -> str:
-    lines = [f"Cell: task {job.task_id}, patient {job.patient_id}, criterion {job.field_id}",
-             f"Kind: {job.kind}", f"Why flagged: {'; '.join(job.reasons) or '-'}", ""]
-    for i, label in enumerate(("Agent A", "Agent B")[: len(job.answers)]):
-        lines += [*_answer_lines(label, job, i), ""]
-    if context.missing_cited:
-        lines.append(f"Cited notes that do not exist: {', '.join(context.missing_cited)}")
-    lines.append("# Notes")
-    for ex in context.excerpts:
-        origin = "cited by an agent" if ex.cited else "not cited; matches keywords"
-        lines += [f"=== note {ex.note_id} ({origin}); characters {ex.start}-{ex.end} of "
-                  f"{ex.note_length} ===", ex.text]
-    if context.left_out:
-        lines.append(f"(left out for length: {', '.join(context.left_out)})")
-    return "\n".join(lines)
+def cache_marks(texts: list[str], min_cache_tokens: int) -> list[bool]:
+    """Which blocks end a prefix long enough to cache (at most MAX_BREAKPOINTS)."""
+    marks: list[bool] = []
+    total = 0
+    for text in texts:
+        total += estimate_tokens(text)
+        marks.append(total >= min_cache_tokens and sum(marks) < MAX_BREAKPOINTS)
+    return marks
 
 
 def build_request(skill: Skill, criterion: Criterion, job: JudgeJob, context: CaseContext, *,
-                  structured: bool, max_tokens: int) -> LLMRequest:
-    system = (SystemBlock(rules_text(structured), cache=True),
-              SystemBlock(criterion_text(skill, criterion), cache=True))
-    return LLMRequest(system=system,
-                      messages=({"role": "user", "content": case_text(job, context)},),
+                  structured: bool, max_tokens: int, notes: Mapping[str, str] | None = None,
+                  gate_answer: Any = UNKNOWN,
+                  min_cache_tokens: int = DEFAULT_MIN_CACHE_TOKENS,
+                  boundary: str | None = None) -> LLMRequest:
+    texts = [shared_text(skill, structured), criterion_text(skill, criterion)]
+    marks = cache_marks(texts, min_cache_tokens)
+    system = tuple(SystemBlock(t, cache=m) for t, m in zip(texts, marks, strict=True))
+    case = case_text(job, context, criterion, notes=notes, gate_answer=gate_answer,
+                     boundary=boundary)
+    return LLMRequest(system=system, messages=({"role": "user", "content": case},),
                       max_tokens=max_tokens,
                       output_schema=shared_schema() if structured else None,
                       labels={"worker": "judge"})
 
 
-def repair_request(first: LLMRequest, answer_text: str, problems: list[str],
+def assistant_turn(response: LLMResponse) -> dict[str, Any] | None:
+    """The model's turn as sent back: its raw content blocks (thinking blocks included)
+    unmodified when the provider gave them, else its text."""
+    if response.content:
+        return {"role": "assistant", "content": list(response.content)}
+    if response.text.strip():
+        return {"role": "assistant", "content": response.text.strip()}
+    return None
+
+
+def repair_request(first: LLMRequest, response: LLMResponse, problems: list[str],
                    max_tokens: int | None = None) -> LLMRequest:
     """The one repair round-trip: the model sees its answer and what was wrong with it."""
     note = ("Your answer could not be used:\n" + "\n".join(f"- {p}" for p in problems)
             + "\nReply again with the complete corrected object, following the answer format.")
     messages: tuple[dict[str, Any], ...] = first.messages
-    if answer_text.strip():
-        messages += ({"role": "assistant", "content": answer_text.strip()},)
-    messages += ({"role": "user", "content": note},)
+    turn = assistant_turn(response)
+    content: list[dict[str, Any]] = []
+    if turn is not None:
+        messages += (turn,)
+        content = [{"type": "tool_result", "tool_use_id": b["id"], "is_error": True,
+                    "content": "rejected"} for b in response.content
+                   if isinstance(b, dict) and b.get("type") == "tool_use"]
+    user: Any = [*content, {"type": "text", "text": note}] if content else note
+    messages += ({"role": "user", "content": user},)
     return LLMRequest(system=first.system, messages=messages,
                       max_tokens=max_tokens or first.max_tokens,
                       output_schema=first.output_schema, labels=first.labels)

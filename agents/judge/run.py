@@ -24,7 +24,7 @@ from agents.errors import AgentsError
 from agents.judge.judge import Judge
 from agents.judge.ledger import ResultLedger
 from agents.providers.base import Provider
-from agents.providers.factory import make_provider, require_credentials
+from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.startup import check_provider
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.skill import load_skill
@@ -79,7 +79,10 @@ async def serve(settings: Settings, provider: Provider | None = None,
     metrics = metrics or Metrics.create()
     await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
     await ensure_topics(settings)
-    judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics)
+    # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
+    min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
+    judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
+                  min_cache_tokens=min_cache)
     ledger = ResultLedger()
     await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)
     worker = ConcurrentWorker(

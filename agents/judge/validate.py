@@ -14,14 +14,17 @@ noncanonical_answer         repaired     suggested_answer rewritten to the schem
 unknown_note                dropped      a pointer names a note this patient does not have
 offsets_out_of_range        repaired     pointer offsets outside the note; set to null
 too_many_pointers           repaired     more than three pointers; the first three kept
-rule_violation              repaired     a field contradicts the judge rules (e.g. agent_b
-                                         named when only one agent answered)
-unverified_quote            flagged      quoted text found in no note; confidence lowered
-hedging / reasoning_length  flagged      style rules of the reasoning broken
+rule_violation etc.         see          the field rules of :mod:`agents.judge.rules`
+                            rules.py
+unverified_quote            flagged      quoted text found in no note shown to the judge;
+                                         confidence lowered
+hedging / reasoning_length  flagged      style rules of the reasoning broken (2-4 sentences)
 ==========================  ===========  ====================================================
 
 "fallback" problems mean no analysis could be built (the orchestrator first tries one repair
-round-trip, then publishes the fallback record).
+round-trip, then publishes the fallback record). Problems in :data:`NEEDS_REVIEW` (an invented
+quote, no usable pointer, an unresolved contradiction) make the result ``flagged`` instead of
+``ok``; an invented quote (:data:`REPAIRABLE`) first gets the one repair round-trip.
 """
 
 from __future__ import annotations
@@ -36,13 +39,34 @@ from pydantic import ValidationError
 
 from agents.judge.output_schema import FIELDS
 from agents.judge.quotes import occurs, quoted_spans
-from schemas.chart_review import JudgeAnalysis, ValidationProblem
+from agents.judge.rules import check_pointer_text, check_rules
+from schemas.chart_review import JobKind, JudgeAnalysis, ValidationProblem
 from schemas.skill import Criterion
 from streams.detect.normalize import Invalid, canonicalize, to_json_value
 
 LOWER = {"high": "medium", "medium": "low", "low": "low"}
 _HEDGES = ("based on", "i think", "i believe", "it appears", "it seems", "after reviewing")
-_SENTENCE = re.compile(r"[.!?](?:\s|$)")
+_SENTENCE = re.compile(r"[.!?]+(?:\s|$)")
+_ABBREV = re.compile(r"\b(?:e\.g|i\.e|vs|dr|mr|mrs|ms|approx|etc|no|pt)\.", re.I)
+_QUOTE = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d")
+#: flagged problems that make a result ``flagged`` instead of ``ok`` if a repair fails.
+NEEDS_REVIEW = frozenset({"unverified_quote", "no_evidence_pointers", "contradictory_fields"})
+#: flagged problems worth one repair round-trip before the result is published.
+REPAIRABLE = frozenset({"unverified_quote"})
+MIN_SENTENCES, MAX_SENTENCES = 2, 4
+
+
+def needs_review(problems: Sequence[ValidationProblem],
+                 types: frozenset[str] = NEEDS_REVIEW) -> list[ValidationProblem]:
+    return [p for p in problems if p.type in types and p.action == "flagged"]
+
+
+def sentences(text: str) -> int:
+    """Sentences in ``text``; quoted passages and common abbreviations do not end one."""
+    plain = _ABBREV.sub("x", _QUOTE.sub(
+        lambda m: '"q".' if m.group(0)[:-1].rstrip().endswith((".", "!", "?")) else '"q"',
+        text.strip()))
+    return len([s for s in _SENTENCE.split(plain) if s.strip(" \"'")])
 
 
 @dataclass(frozen=True)
@@ -108,24 +132,6 @@ def check_pointers(raw: Any, notes: Mapping[str, str]) -> tuple[Any, list[Valida
     return kept, found
 
 
-def check_rules(a: JudgeAnalysis, n_agents: int) -> tuple[JudgeAnalysis, list[ValidationProblem]]:
-    found: list[ValidationProblem] = []
-    fix: dict[str, Any] = {}
-    if n_agents < 2 and a.agent_correctness != "n_a":
-        fix["agent_correctness"] = "n_a"
-        found.append(problem("rule_violation", "agent_correctness must be n_a when only one "
-                             "agent answered", "repaired"))
-    if n_agents < 2 and a.classification_hint in ("agent_b_error",):
-        fix["classification_hint"] = "n_a"
-        found.append(problem("rule_violation", "agent_b_error named but there is no agent B",
-                             "repaired"))
-    if a.suggested_answer is None and a.judge_confidence != "low":
-        fix["judge_confidence"] = "low"
-        found.append(problem("rule_violation", "a null suggested_answer must come with low "
-                             "judge_confidence", "repaired"))
-    return (a.model_copy(update=fix) if fix else a), found
-
-
 def check_reasoning(a: JudgeAnalysis, sources: Sequence[str]
                     ) -> tuple[JudgeAnalysis, list[ValidationProblem]]:
     found = [problem("unverified_quote", f"a quoted passage of {len(q)} characters occurs in "
@@ -136,17 +142,23 @@ def check_reasoning(a: JudgeAnalysis, sources: Sequence[str]
     text = a.reasoning.strip().lower()
     if text.startswith(_HEDGES):
         found.append(problem("hedging", "reasoning opens with hedging boilerplate"))
-    if len(_SENTENCE.findall(a.reasoning.strip())) > 5:
-        found.append(problem("reasoning_length", "reasoning is longer than 2-4 sentences"))
+    n = sentences(a.reasoning)
+    if not MIN_SENTENCES <= n <= MAX_SENTENCES and not text.startswith("judge could not"):
+        found.append(problem("reasoning_length", f"reasoning has {n} sentence(s), not "
+                             f"{MIN_SENTENCES}-{MAX_SENTENCES}"))
     return a, found
 
 
 def validate_analysis(payload: Any, *, criterion: Criterion, notes: Mapping[str, str],
-                      n_agents: int, extra_sources: Sequence[str] = ()) -> Check:
+                      n_agents: int, extra_sources: Sequence[str] = (),
+                      kind: JobKind | None = None, agent_answers: Sequence[Any] = (),
+                      shown: Sequence[str] | None = None) -> Check:
     """``payload`` (a decoded model answer) -> a JudgeAnalysis or the reasons it is unusable.
 
-    ``notes`` are all of the patient's notes (pointer and quote checks); ``extra_sources``
-    are other texts a quotation may legitimately come from (the criterion file)."""
+    ``notes`` are all of the patient's notes (pointer checks); ``shown`` the note texts the
+    judge was shown (quote checks; all notes when None); ``extra_sources`` other texts a
+    quotation may legitimately come from (the criterion file); ``kind`` and
+    ``agent_answers`` (canonical, agent A first) feed the field rules."""
     if not isinstance(payload, dict):
         return Check(None, (problem("not_an_object", "the answer is not a JSON object",
                                     "fallback"),))
@@ -171,8 +183,11 @@ def validate_analysis(payload: Any, *, criterion: Criterion, notes: Mapping[str,
     if not analysis.reasoning.strip():
         return Check(None, (*found, problem("empty_reasoning", "reasoning is empty",
                                             "fallback")))
-    analysis, more = check_rules(analysis, n_agents)
+    analysis, more = check_rules(analysis, n_agents=n_agents, kind=kind,
+                                 agent_answers=agent_answers)
     found += more
-    analysis, more = check_reasoning(analysis, [*notes.values(), *extra_sources])
+    found += check_pointer_text(analysis, notes)
+    sources = list(notes.values()) if shown is None else list(shown)
+    analysis, more = check_reasoning(analysis, [*sources, *extra_sources])
     found += more
     return Check(analysis, tuple(found))

@@ -1,8 +1,9 @@
 """``prompt_version``: a content hash of everything that shapes the judge's answer.
 
-Hashed: the prompt code and its rules text, the output schema, every file of the phenotype
-skill (SKILL.md, criteria, edge cases), the provider and model, the token and context
-budgets, and — for the offline provider — the heuristic's code. Change any of them and
+Hashed: the prompt and case-message code, the data framing, the validation rules, the rules
+text, the output schema, every file of the phenotype skill (SKILL.md, criteria, edge
+cases), the provider and model, the token and context budgets, and — for the offline
+provider — the heuristic's code. Change any of them and
 results form a new series; ``result_id = sha256(job_id | prompt_version)`` so a job judged
 again under the same version gets the same id (and is not paid for twice).
 """
@@ -14,7 +15,8 @@ from pathlib import Path
 
 import orjson
 
-from agents.judge import offline, output_schema, prompt
+from agents import framing
+from agents.judge import case, offline, output_schema, prompt, rules, validate
 from schemas.skill import Skill
 from streams.settings import Settings
 
@@ -28,6 +30,9 @@ def prompt_version(settings: Settings, skill: Skill, provider: str, model: str) 
     structured = settings.llm.structured_output
     parts = {
         "prompt_code": _source(prompt),
+        "case_code": _source(case),
+        "framing_code": _source(framing),
+        "rules_code": [_source(rules), _source(validate)],
         "rules": prompt.rules_text(structured),
         "output_schema": output_schema.judge_output_schema() if structured else "sentinel",
         "schema_code": _source(output_schema),

@@ -75,7 +75,7 @@ class LLMResponse:
     #: ``redacted_thinking`` with their signatures, ``text``, ``tool_use``), as dicts. A
     #: conversation that continues after a tool call sends these back UNMODIFIED as the
     #: assistant turn: the API rejects a continued turn whose thinking blocks are missing or
-    #: changed.
+    #: changed. Empty when the provider does not supply them.
     content: tuple[dict[str, Any], ...] = ()
 
     def assistant_turn(self) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from pydantic import ValidationError
 
 from schemas.skill import SkillError
 from streams.errors import StreamsError
+from streams.logsafety import guard_third_party_loggers
 from streams.settings import Settings
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
@@ -60,6 +61,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     # aiokafka narrates every subscription and group join at INFO; keep it to problems.
     logging.getLogger("aiokafka").setLevel(max(logging.WARNING, logging.root.level))
+    guard_third_party_loggers()  # SDK/HTTP request logs carry PHI; see streams.logsafety
     if args.command == "demo" and not args.log_level:
         logging.root.setLevel(logging.WARNING)  # the demo prints its own progress
     try:

@@ -69,8 +69,14 @@ async def test_unknown_citation_is_dropped_and_wrong_bands_corrected(
     ev = await _evaluate(fake, req)
     assert [(d.criterion_id, d.reason) for d in ev.dropped_criteria] == [
         (payload["criteria"][2]["criterion_id"], "unknown_citation")]
-    assert ev.global_rating.verdict == "satisfactory"
-    assert [(c.scope, c.model_verdict) for c in ev.corrections] == [("global", "good")]
+    # the model's verdict disagreed with its own claimed score: recorded
+    assert [(c.scope, c.model_verdict, c.verdict) for c in ev.corrections] == [
+        ("global", "good", "satisfactory")]
+    # the published rating is recomputed from the kept criteria; the claim is kept beside it
+    kept = [c for c in payload["criteria"] if c["guideline_ref"] != "SSC-INVENTED-9"]
+    assert ev.claimed_global_rating is not None and ev.claimed_global_rating.score == 0.56
+    assert ev.global_rating.score != 0.56 and len(ev.criteria) == len(kept)
+    assert [f.scope for f in ev.score_flags] == ["global"]
 
 
 async def test_a_safety_breach_leads_the_narrative_whatever_the_score(

@@ -10,7 +10,9 @@ import pytest
 
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
+from agents.errors import LLMError
 from agents.providers.factory import OfflineProvider
+from schemas.dlq import ERROR_TYPES
 from streams.errors import BadRecord
 from streams.settings import Settings
 from tests.unit.agents.debrief.support import ScriptedProvider, good_payload, sample, tool_reply
@@ -72,3 +74,22 @@ async def test_concurrent_duplicates_call_the_model_once() -> None:
     results = await asyncio.gather(handler(Rec(value)), handler(Rec(value)))
     assert sorted(len(r) for r in results) == [0, 1]
     assert len(provider.requests) == 1
+
+
+@pytest.mark.parametrize(("error", "error_type"), [
+    (LLMError("rate_limited", "HTTP 429", retryable=True, status=429), "llm_unavailable"),
+    (LLMError("overloaded", "HTTP 529", retryable=True, status=529), "llm_unavailable"),
+    (LLMError("timeout", "deadline", retryable=True), "llm_unavailable"),
+    (LLMError("server_error", "HTTP 500", retryable=False, status=500), "llm_unavailable"),
+    (LLMError("auth", "HTTP 401", retryable=False, status=401), "llm_failure"),
+    (LLMError("bad_request", "HTTP 400", retryable=False, status=400), "llm_failure"),
+])
+async def test_transient_llm_failures_are_replayable_dead_letters(
+        error: LLMError, error_type: str) -> None:
+    seen: set[str] = set()
+    grader = DebriefGrader(Settings(llm={"provider": "anthropic"}), ScriptedProvider(error))
+    handler = DebriefHandler(grader, "out", seen)
+    with pytest.raises(BadRecord) as err:
+        await handler(Rec(orjson.dumps(sample("req-cp-001").model_dump(mode="json"))))
+    assert err.value.error_type == error_type and error_type in ERROR_TYPES
+    assert seen == set()  # nothing published: a replay grades the request again

@@ -8,8 +8,9 @@ import pytest
 
 from agents.debrief import validate
 from agents.debrief.autorubric import rubric_for
+from agents.debrief.bands import band
 from agents.errors import InvalidOutput
-from schemas.medkit import CaseEvaluationInput, DebriefRequest
+from schemas.medkit import TRAINING_NOTICE, CaseEvaluationInput, DebriefRequest
 from tests.unit.agents.debrief.support import good_payload, sample
 
 
@@ -26,8 +27,13 @@ def test_a_good_evaluation_passes_unchanged() -> None:
     req = sample("req-cp-001")
     payload = good_payload(req)
     out = _check(req, payload)
-    assert out.payload.model_dump(mode="json") == payload
+    added = {"claimed_global_rating", "claimed_domain_scores", "score_flags",
+             "unquoted_criteria", "training_notice"}
+    assert out.payload.model_dump(mode="json", exclude=added) == payload
     assert (out.dropped, out.corrections, out.unverified_quotes, out.problems) == ([], [], [], [])
+    dumped = out.payload.model_dump(mode="json")
+    assert dumped["claimed_global_rating"] == payload["global_rating"]
+    assert dumped["training_notice"] == TRAINING_NOTICE
 
 
 @pytest.mark.parametrize(("cid", "ref", "reason"), [
@@ -73,17 +79,22 @@ def test_auto_rubric_criteria_may_cite_nothing() -> None:
     assert all(c.guideline_ref is None for c in out.payload.criteria)
 
 
-def test_wrong_verdict_bands_are_corrected_and_recorded() -> None:
+def test_wrong_verdict_bands_are_recorded_and_bands_follow_the_recomputed_scores() -> None:
     req = sample("req-cp-001")
     payload = good_payload(req)
     payload["global_rating"] = {"score": 0.72, "verdict": "excellent"}
     payload["domain_scores"]["interpersonal"] = {"score": 0.39, "verdict": "borderline"}
     payload["domain_scores"]["data_gathering"] = {"score": 0.85, "verdict": "excellent"}
     out = _check(req, payload)
-    assert out.payload.global_rating.verdict == "good"
-    assert out.payload.domain_scores.interpersonal.verdict == "clear-fail"
+    # the model's verdicts disagreed with its own claimed scores: recorded
     assert [(c.scope, c.model_verdict, c.verdict) for c in out.corrections] == [
         ("interpersonal", "borderline", "clear-fail"), ("global", "excellent", "good")]
+    # the published ratings are the recomputed ones (every criterion scored 1.0 here)
+    assert out.payload.global_rating.model_dump() == {"score": 1.0, "verdict": "excellent"}
+    assert out.payload.domain_scores.interpersonal.verdict == "excellent"
+    assert out.payload.claimed_global_rating.score == 0.72  # type: ignore[attr-defined]
+    assert [(f.scope, f.claimed) for f in out.payload.score_flags] == [  # type: ignore[attr-defined]
+        ("data_gathering", 0.85), ("interpersonal", 0.39), ("global", 0.72)]
 
 
 def test_a_code_detected_breach_is_added_and_the_narrative_leads_with_it() -> None:
@@ -97,7 +108,8 @@ def test_a_code_detected_breach_is_added_and_the_narrative_leads_with_it() -> No
     assert out.payload.safety_breach.kind == "contraindicated_drug"
     assert out.payload.narrative.startswith("Safety breach: piperacillin")
     assert out.payload.narrative.endswith("Excellent sepsis bundle, well done.")
-    assert out.payload.global_rating.verdict == "excellent"  # the score is not the point
+    # the score is not the point: the published rating is the recomputed one, untouched
+    assert out.payload.global_rating.verdict == band(out.payload.global_rating.score)
     assert {"safety_breach_added", "narrative_safety_lead"} <= {p.type for p in out.problems}
 
 

@@ -1,4 +1,5 @@
-"""Judge orchestration against the fake Messages API: every path ends in a documented result."""
+"""Judge orchestration against the fake Messages API: every path ends in a documented result
+(or, for a transient model outage, in a replayable dead letter)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from agents.context.charts import ChartStore
 from agents.judge.judge import Judge
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.factory import OfflineProvider
+from agents.transient import LLMUnavailable
 from schemas.chart_review import JudgeResult
+from schemas.dlq import ERROR_TYPES
 from schemas.skill import Skill
 from streams.settings import Settings
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
@@ -104,13 +107,28 @@ async def test_a_missing_sentinel_gets_one_repair(fake: FakeAnthropic, skill: Sk
     assert "output_config" not in fake.message_requests()[0].body
 
 
-async def test_an_invented_quote_is_flagged(fake: FakeAnthropic, skill: Skill,
-                                            store: ChartStore) -> None:
-    fake.enqueue(ok({**GOOD, "reasoning": 'The note says "patient injects insulin glargine '
-                     'nightly" so agent A is right.'}))
+INVENTED = {**GOOD, "reasoning": 'The note says "patient injects insulin glargine nightly". '
+            "So agent A is right."}
+
+
+async def test_an_invented_quote_that_persists_is_published_flagged(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.enqueue(ok(INVENTED), ok(INVENTED))
     r = await make_judge(fake, skill, store).judge(disagreement())
-    assert r.status == "ok" and kinds(r) == [("unverified_quote", "flagged")]
-    assert r.analysis.judge_confidence == "medium" and r.usage.llm_calls == 1
+    assert r.status == "flagged"
+    assert kinds(r) == [("unverified_quote", "flagged"), ("unverified_quote", "flagged")]
+    assert r.analysis.judge_confidence == "medium" and r.usage.llm_calls == 2
+    repair = fake.message_requests()[1].body["messages"]
+    assert [m["role"] for m in repair] == ["user", "assistant", "user"]
+    assert "occurs in no note" in json.dumps(repair[-1])
+
+
+async def test_an_invented_quote_repaired_on_the_round_trip_is_ok(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.enqueue(ok(INVENTED), ok())
+    r = await make_judge(fake, skill, store).judge(disagreement())
+    assert r.status == "ok" and kinds(r) == [("unverified_quote", "repaired")]
+    assert r.analysis.judge_confidence == "high" and r.usage.llm_calls == 2
 
 
 async def test_a_note_that_does_not_exist_is_dropped(fake: FakeAnthropic, skill: Skill,
@@ -118,8 +136,8 @@ async def test_a_note_that_does_not_exist_is_dropped(fake: FakeAnthropic, skill:
     pointers = [{"note_id": "n77", "what_to_look_for": "x", "offsets": None}]
     fake.enqueue(ok({**GOOD, "evidence_pointers": pointers}))
     r = await make_judge(fake, skill, store).judge(disagreement())
-    assert r.status == "ok" and r.analysis.evidence_pointers == ()
-    assert kinds(r) == [("unknown_note", "dropped")]
+    assert r.status == "flagged" and r.analysis.evidence_pointers == ()
+    assert kinds(r) == [("unknown_note", "dropped"), ("no_evidence_pointers", "flagged")]
 
 
 async def test_max_tokens_is_asked_again_with_a_bigger_budget(
@@ -158,19 +176,29 @@ async def test_rate_limits_and_overload_are_waited_out(fake: FakeAnthropic, skil
     assert r.status == "ok" and r.usage.llm_calls == 2
 
 
-async def test_a_timeout_is_a_fallback(fake: FakeAnthropic, skill: Skill,
-                                       store: ChartStore) -> None:
+async def test_a_timeout_is_dead_lettered_not_a_result(fake: FakeAnthropic, skill: Skill,
+                                                       store: ChartStore) -> None:
     fake.responder = lambda body: ok(delay=3.0)
-    r = await make_judge(fake, skill, store, deadline_seconds=0.5).judge(disagreement())
+    with pytest.raises(LLMUnavailable) as err:
+        await make_judge(fake, skill, store, deadline_seconds=0.5).judge(disagreement())
+    assert err.value.error_type == "llm_unavailable" and err.value.kind == "timeout"
+    assert err.value.error_type in ERROR_TYPES
+
+
+@pytest.mark.parametrize("status", [429, 500, 529])
+async def test_transient_errors_that_never_end_are_dead_lettered(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore, status: int) -> None:
+    fake.responder = lambda body: Reply.error(status, retry_after=0.01)
+    with pytest.raises(LLMUnavailable) as err:
+        await make_judge(fake, skill, store, max_attempts=2).judge(disagreement())
+    assert err.value.error_type == "llm_unavailable"
+
+
+async def test_a_permanent_error_is_a_fallback(fake: FakeAnthropic, skill: Skill,
+                                               store: ChartStore) -> None:
+    fake.responder = lambda body: Reply.error(400)
+    r = await make_judge(fake, skill, store).judge(disagreement())
     assert r.status == "fallback" and kinds(r) == [("llm_error", "fallback")]
-    assert "timeout" in r.analysis.reasoning
-
-
-async def test_overload_that_never_ends_is_a_fallback(fake: FakeAnthropic, skill: Skill,
-                                                      store: ChartStore) -> None:
-    fake.responder = lambda body: Reply.error(529)
-    r = await make_judge(fake, skill, store, max_attempts=2).judge(disagreement())
-    assert r.status == "fallback" and "overloaded" in r.analysis.reasoning
 
 
 async def test_type_drift_makes_no_http_call(fake: FakeAnthropic, skill: Skill,
@@ -204,7 +232,9 @@ async def test_the_static_prefix_is_byte_identical_for_one_criterion(
     prefix = ("model", "system", "tools", "output_config")
     assert [json.dumps(first.get(k)) for k in prefix] == [json.dumps(second.get(k))
                                                           for k in prefix]
-    assert first["system"][-1]["cache_control"] == {"type": "ephemeral"}
+    # the test skill is far below the default model's minimum cacheable prefix: no
+    # breakpoint is sent where it could never cache
+    assert all("cache_control" not in b for b in first["system"])
     assert first["messages"] != second["messages"]
 
 
@@ -224,3 +254,31 @@ def test_prompt_version_follows_model_and_skill(skill: Skill, store: ChartStore,
     changed = skill.model_copy(update={"files": {**skill.files, "SKILL.md": "changed"}})
     assert Judge(settings(), changed, store, OfflineProvider("m1")).prompt_version != a
     assert Judge(settings(), skill, store, OfflineProvider("m1")).prompt_version == a
+
+
+async def test_an_outage_during_the_repair_keeps_the_usable_first_answer_flagged(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.enqueue(ok(INVENTED), Reply.error(529), Reply.error(529))
+    r = await make_judge(fake, skill, store, max_attempts=2).judge(disagreement())
+    assert r.status == "flagged" and r.analysis.suggested_answer is True
+    assert kinds(r) == [("unverified_quote", "flagged"), ("llm_error", "flagged")]
+
+
+async def test_a_low_confidence_cell_gets_n_a_fields_from_the_model_path(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.enqueue(ok())  # the model names agent_a / agent_b_error on a single-agent cell
+    j = job("low_confidence", answer("default", True, confidence="low", reason="unclear"))
+    r = await make_judge(fake, skill, store).judge(j)
+    assert (r.analysis.agent_correctness, r.analysis.classification_hint) == ("n_a", "n_a")
+    assert r.status == "ok" and ("rule_violation", "repaired") in kinds(r)
+
+
+async def test_the_models_minimum_decides_where_breakpoints_are_sent(
+        fake: FakeAnthropic, skill: Skill, store: ChartStore) -> None:
+    fake.responder = lambda body: ok()
+    s = settings()
+    judge = Judge(s, skill, store, AnthropicProvider(s.llm, base_url=fake.base_url),
+                  min_cache_tokens=100)
+    await judge.judge(disagreement())
+    system = fake.message_requests()[0].body["system"]
+    assert [b.get("cache_control") for b in system] == [{"type": "ephemeral"}] * 2

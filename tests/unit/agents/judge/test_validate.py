@@ -97,7 +97,7 @@ def test_more_than_three_pointers_are_cut(skill: Skill) -> None:
 
 
 def test_an_invented_quote_is_flagged_and_lowers_confidence(skill: Skill) -> None:
-    reasoning = 'The note says "patient started insulin glargine last week" which settles it.'
+    reasoning = 'The note says "patient started insulin glargine last week". That settles it.'
     result = check(skill, {**GOOD, "reasoning": reasoning})
     assert result.analysis is not None
     assert result.analysis.judge_confidence == "medium"
