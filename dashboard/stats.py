@@ -20,7 +20,8 @@ def cost_by_version(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
         row = table.setdefault(version, {"prompt_version": version, "results": 0,
                                          "cost_usd": 0.0, "input_tokens": 0.0,
                                          "cache_read_tokens": 0.0, "statuses": {}})
-        usage = result.get("usage") if isinstance(result.get("usage"), dict) else {}
+        raw = result.get("usage")
+        usage: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
         row["results"] += 1
         row["cost_usd"] += _num(usage.get("cost_usd"))
         row["cache_read_tokens"] += _num(usage.get("cache_read_input_tokens"))

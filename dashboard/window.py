@@ -72,7 +72,8 @@ class Window:
         return rid
 
     def get(self, stream: str, rid: str) -> dict[str, Any] | None:
-        entry = self._data.get(stream, {}).get(rid)
+        items = self._data.get(stream)
+        entry = items.get(rid) if items is not None else None
         return entry.value if entry else None
 
     def values(self, stream: str) -> list[dict[str, Any]]:
@@ -125,7 +126,8 @@ def _answers(job: Mapping[str, Any] | None) -> list[dict[str, Any]]:
 
 def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict[str, Any]:
     """One queue row: what a reviewer scans before opening the cell."""
-    analysis = result.get("analysis") if isinstance(result.get("analysis"), dict) else {}
+    raw = result.get("analysis")
+    analysis: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
     return {
         "id": _text(result.get("result_id")),
         "task_id": _text(result.get("task_id")),
