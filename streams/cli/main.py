@@ -14,7 +14,8 @@ from streams.errors import StreamsError
 from streams.settings import Settings
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
-COMMANDS = ("demo", "broker", "worker", "produce", "tail", "schemas", "bench", "config")
+COMMANDS = ("demo", "broker", "worker", "produce", "tail", "schemas", "bench", "config",
+            "dashboard")
 
 
 def build_parser() -> argparse.ArgumentParser:
