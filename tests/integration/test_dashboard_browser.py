@@ -80,7 +80,8 @@ async def page(bootstrap: str, tmp_path: Path) -> AsyncIterator[tuple[Any, Any, 
     finally:
         proc.kill()
     log = (tmp_path / "dashboard.log").read_text(errors="replace")
-    assert HIGHLIGHT not in log and "p-1" not in log and "r-evil" not in log  # no PHI, no ids
+    assert "GET /api/rows 200" in log  # the access log is on...
+    assert HIGHLIGHT not in log and "p-1" not in log and "r-evil" not in log  # ...without PHI
 
 
 async def wait_assigned(page: Any, url: str, timeout: float = 30.0) -> None:
