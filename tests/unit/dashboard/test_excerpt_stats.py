@@ -47,7 +47,7 @@ def test_excerpts_read_through_the_chart_store_and_refuse_escaping_ids(tmp_path:
 
 
 def test_cost_and_cache_share_per_prompt_version() -> None:
-    results = [
+    results: list[dict[str, Any]] = [
         {"prompt_version": "v1", "status": "ok", "usage": {
             "input_tokens": 100, "cache_read_input_tokens": 300,
             "cache_creation_input_tokens": 0, "cost_usd": 0.01}},

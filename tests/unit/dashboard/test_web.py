@@ -115,7 +115,9 @@ def test_absorb_counts_bad_records_and_publishes_result_rows() -> None:
     absorb(window, hub, RESULTS, b'{"no": "id"}', status)
     absorb(window, hub, RESULTS, b'{"result_id": "r9", "status": "ok"}', status)
     assert (status.records, status.undecodable) == (3, 2)
-    event, row = queue.get_nowait()
+    item = queue.get_nowait()
+    assert item is not None
+    event, row = item
     assert event == "result" and row["id"] == "r9"
 
 
