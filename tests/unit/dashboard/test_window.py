@@ -112,6 +112,7 @@ def test_a_result_with_a_broken_analysis_still_makes_a_row() -> None:
 
 
 def test_debrief_cards_put_safety_breaches_first() -> None:
-    evals: list[dict[str, Any]] = [{"evaluation_id": "a"}, {"evaluation_id": "b", "safety_breach": {"kind": "x"}},
-             {"evaluation_id": "c"}, {"evaluation_id": "d", "safety_breach": {"kind": "y"}}]
+    evals: list[dict[str, Any]] = [
+        {"evaluation_id": "a"}, {"evaluation_id": "b", "safety_breach": {"kind": "x"}},
+        {"evaluation_id": "c"}, {"evaluation_id": "d", "safety_breach": {"kind": "y"}}]
     assert [e["evaluation_id"] for e in debrief_cards(evals)] == ["b", "d", "a", "c"]
