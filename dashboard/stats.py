@@ -40,10 +40,19 @@ def cost_by_version(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
     return out
 
 
-CALIBRATION_FIELDS = ("task_id", "field_id", "prompt_version", "n", "accuracy", "kappa")
+def _rate(value: Any) -> Any:
+    return value.get("rate") if isinstance(value, dict) else value
 
 
 def calibration_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """The columns the page shows, whatever else a calibration record carries; sorted."""
-    rows = [{k: r.get(k) for k in CALIBRATION_FIELDS} for r in records]
-    return sorted(rows, key=lambda r: (str(r["field_id"]), str(r["prompt_version"])))
+    """The columns the page shows from ``CalibrationRecord``s (whatever else they carry);
+    sorted by criterion and version."""
+    rows = [{"task_id": r.get("task_id"), "field_id": r.get("field_id"),
+             "prompt_version": r.get("prompt_version"),
+             "n": r.get("cells_adjudicated", r.get("n")),
+             "accuracy": _rate(r.get("answer_accuracy", r.get("accuracy"))),
+             "kappa": r.get("classification_kappa", r.get("kappa")),
+             "fallback": _rate(r.get("fallback")),
+             "cost_usd": r.get("cost_usd")} for r in records]
+    return sorted(rows, key=lambda r: (str(r["task_id"]), str(r["field_id"]),
+                                       str(r["prompt_version"])))

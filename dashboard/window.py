@@ -33,11 +33,12 @@ def record_id(stream: str, value: Mapping[str, Any]) -> str | None:
         return _text(value.get("job_id")) or None
     if stream == EVALUATIONS:
         return (_text(value.get("evaluation_id")) or _text(value.get("request_id"))) or None
-    explicit = _text(value.get("calibration_id")) or _text(value.get("record_id"))
-    if explicit:
-        return explicit
+    # One series per (task, criterion, prompt version): a newer record replaces the older
+    # one (its calibration_id changes with its figures).
     parts = [_text(value.get(k)) for k in ("task_id", "field_id", "prompt_version")]
-    return "|".join(parts) if any(parts) else None
+    if any(parts):
+        return "|".join(parts)
+    return _text(value.get("calibration_id")) or None
 
 
 @dataclass

@@ -193,6 +193,8 @@ async function loadStats() {
     for (const k of ["task_id", "field_id", "prompt_version", "n"]) tr.appendChild(el("td", show(r[k])));
     tr.appendChild(el("td", typeof r.accuracy === "number" ? pct(r.accuracy) : show(r.accuracy)));
     tr.appendChild(el("td", typeof r.kappa === "number" ? r.kappa.toFixed(2) : show(r.kappa)));
+    tr.appendChild(el("td", typeof r.fallback === "number" ? pct(r.fallback) : show(r.fallback)));
+    tr.appendChild(el("td", typeof r.cost_usd === "number" ? r.cost_usd.toFixed(4) : show(r.cost_usd)));
     return tr;
   }));
   document.getElementById("calibration-empty").hidden = data.calibration.length > 0;

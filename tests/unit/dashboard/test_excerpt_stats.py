@@ -65,10 +65,17 @@ def test_cost_and_cache_share_per_prompt_version() -> None:
     assert set(table) == {"v1", "v2", "?"}
 
 
-def test_calibration_rows_keep_only_the_shown_columns_sorted() -> None:
-    rows = calibration_rows([
-        {"field_id": "b", "prompt_version": "v1", "accuracy": 0.9, "kappa": 0.8, "n": 10,
-         "extra": "ignored"},
-        {"field_id": "a", "prompt_version": "v2", "accuracy": 0.5}])
+def test_calibration_rows_read_calibration_records() -> None:
+    record = {"calibration_id": "x", "task_id": "t", "field_id": "b", "prompt_version": "v1",
+              "cells_judged": 12, "cells_adjudicated": 10,
+              "answer_accuracy": {"hits": 9, "n": 10, "rate": 0.9},
+              "classification_kappa": 0.8, "fallback": {"hits": 1, "n": 12, "rate": 1 / 12},
+              "cost_usd": 0.12, "confusion": {"labels": [], "counts": []}}
+    rows = calibration_rows([record, {"task_id": "t", "field_id": "a", "prompt_version": "v2",
+                                      "answer_accuracy": {"hits": 0, "n": 0, "rate": None},
+                                      "classification_kappa": None}])
     assert [r["field_id"] for r in rows] == ["a", "b"]
-    assert "extra" not in rows[1] and rows[0]["kappa"] is None
+    assert rows[1] == {"task_id": "t", "field_id": "b", "prompt_version": "v1", "n": 10,
+                       "accuracy": 0.9, "kappa": 0.8, "fallback": pytest.approx(1 / 12),
+                       "cost_usd": 0.12}
+    assert rows[0]["accuracy"] is None and rows[0]["kappa"] is None

@@ -30,6 +30,8 @@ def result(rid: str, **kw: Any) -> dict[str, Any]:
     (EVALUATIONS, {"evaluation_id": "e1", "request_id": "q1"}, "e1"),
     (EVALUATIONS, {"request_id": "q1"}, "q1"),
     (CALIBRATION, {"calibration_id": "c1"}, "c1"),
+    (CALIBRATION, {"calibration_id": "c1", "task_id": "t", "field_id": "f",
+                   "prompt_version": "v"}, "t|f|v"),
     (CALIBRATION, {"task_id": "t", "field_id": "f", "prompt_version": "v"}, "t|f|v"),
     (CALIBRATION, {}, None),
 ])
