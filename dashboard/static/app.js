@@ -219,8 +219,15 @@ function later(name, fn) {  // coalesce bursts of events into one re-read per se
 function connect() {
   const live = document.getElementById("live");
   const source = new EventSource("/events");
-  source.onopen = () => { live.textContent = "live"; live.className = "live"; };
-  source.onerror = () => { live.textContent = "reconnecting"; live.className = "live off"; };
+  let dropped = false;
+  source.onopen = () => {
+    live.textContent = "live"; live.className = "live";
+    if (dropped) {  // records may have arrived while we were away: re-read the window
+      dropped = false;
+      Promise.all([loadRows(), loadDebriefs(), loadStats()]).catch(console.error);
+    }
+  };
+  source.onerror = () => { dropped = true; live.textContent = "reconnecting"; live.className = "live off"; };
   source.addEventListener("result", (e) => { upsertRow(JSON.parse(e.data)); later("stats", loadStats); });
   source.addEventListener("evaluations", () => later("debriefs", loadDebriefs));
   source.addEventListener("calibration", () => later("stats", loadStats));
