@@ -6,6 +6,7 @@ import re
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TextIO
 
 from streams.settings import Settings
 from streams.subproc import WorkerProcess
@@ -30,3 +31,21 @@ def start_dashboard(settings: Settings, log_path: Path, args: Sequence[str] = ()
     proc.kill()
     tail = log_path.read_text(errors="replace")[-2000:] if log_path.exists() else ""
     raise RuntimeError(f"the dashboard did not start:\n{tail}")
+
+
+def hold_open(settings: Settings, work: Path, port: int, out: TextIO) -> None:
+    """``judgeflow demo --dashboard``: serve the page over the demo's topics until Ctrl-C."""
+    try:
+        proc, url = start_dashboard(settings, work / "dashboard.log",
+                                    ["--port", str(port), "--from-beginning"])
+    except RuntimeError as exc:
+        print(f"\njudgeflow demo: {exc}", file=out, flush=True)
+        return
+    print(f"\njudgeflow demo: the review page is at {url}\n"
+          "  Ctrl-C stops the page and the broker.", file=out, flush=True)
+    try:
+        proc.proc.wait()
+    except KeyboardInterrupt:
+        print("\njudgeflow demo: stopping", file=out, flush=True)
+    finally:
+        proc.stop()

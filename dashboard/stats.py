@@ -33,8 +33,8 @@ def cost_by_version(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]
     out = []
     for version in sorted(table):
         row = table[version]
-        tokens = row.pop("input_tokens")
-        row["cache_share"] = row.pop("cache_read_tokens") / tokens if tokens else None
+        tokens, cached = row.pop("input_tokens"), row.pop("cache_read_tokens")
+        row["cache_share"] = cached / tokens if tokens else None
         row["cost_usd"] = round(row["cost_usd"], 6)
         out.append(row)
     return out

@@ -55,9 +55,11 @@ function addOption(name, value) {
 function rowNode(row) {
   const tr = el("tr");
   tr.dataset.id = row.id;
-  tr.appendChild(el("td", (row.judged_at || "").replace("T", " ").slice(0, 19)));
+  const when = el("td", (row.judged_at || "").slice(11, 19));
+  when.title = row.judged_at || "";
+  tr.appendChild(when);
   for (const key of ["task_id", "field_id", "patient_id", "kind"]) tr.appendChild(el("td", row[key]));
-  const answers = el("td");
+  const answers = el("td", null, "answers");
   for (const a of row.answers || []) {
     answers.appendChild(el("div", a.agent_id + ": " + show(a.answer) + " (" + show(a.confidence) + ")"));
   }

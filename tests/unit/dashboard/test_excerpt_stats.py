@@ -62,6 +62,8 @@ def test_cost_and_cache_share_per_prompt_version() -> None:
     assert table["v1"]["cache_share"] == pytest.approx(400 / 600)
     assert table["v1"]["statuses"] == {"ok": 1, "flagged": 1}
     assert table["v2"]["cache_share"] is None
+    assert set(table["v2"]) == {"prompt_version", "results", "cost_usd", "statuses",
+                                "cache_share"}
     assert set(table) == {"v1", "v2", "?"}
 
 
