@@ -150,21 +150,21 @@ async def memory(pw: Any, s: Settings, work: Path, n: int = 10_000) -> None:
         proc.stop()
 
 
-async def main() -> None:
+async def main(broker: EmbeddedBroker, work: Path) -> None:
     from playwright.async_api import async_playwright
 
-    work = Path(tempfile.mkdtemp(prefix="judgeflow-bench-dashboard-"))
-    with EmbeddedBroker(data_dir=work / "broker") as broker:
-        s = demo_settings(Settings(), broker.bootstrap, work / "state", 5.0, True)
-        await ensure_topics(s)
-        async with async_playwright() as pw:
-            await latency(pw, s, work)
-            mem = s.model_copy(update={"topics": s.topics.model_copy(update={
-                "judge_results": "bench.judge-results", "judge_jobs": "bench.judge-jobs"})})
-            await ensure_topics(mem, extra=["bench.judge-results", "bench.judge-jobs"])
-            await memory(pw, mem, work)
+    s = demo_settings(Settings(), broker.bootstrap, work / "state", 5.0, True)
+    await ensure_topics(s)
+    async with async_playwright() as pw:
+        await latency(pw, s, work)
+        mem = s.model_copy(update={"topics": s.topics.model_copy(update={
+            "judge_results": "bench.judge-results", "judge_jobs": "bench.judge-jobs"})})
+        await ensure_topics(mem, extra=["bench.judge-results", "bench.judge-jobs"])
+        await memory(pw, mem, work)
     print(f"logs in {work}")
 
 
 if __name__ == "__main__":
-    asyncio.run(main())
+    work_dir = Path(tempfile.mkdtemp(prefix="judgeflow-bench-dashboard-"))
+    with EmbeddedBroker(data_dir=work_dir / "broker") as embedded:
+        asyncio.run(main(embedded, work_dir))
