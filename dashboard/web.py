@@ -47,6 +47,10 @@ async def index(request: web.Request) -> web.StreamResponse:
     return web.FileResponse(STATIC / "index.html")
 
 
+async def no_icon(request: web.Request) -> web.Response:
+    return web.Response(status=204)
+
+
 async def rows(request: web.Request) -> web.Response:
     state = request.app[STATE]
     filters = {k: v for k, v in request.query.items() if k in FILTERS}
@@ -132,6 +136,7 @@ def create_app(state: State, token: str | None) -> web.Application:
     app.router.add_get("/", index)
     app.router.add_get("/auth", index)  # answered by the auth middleware
     app.router.add_static("/static/", STATIC, show_index=False, follow_symlinks=False)
+    app.router.add_get("/favicon.ico", no_icon)
     app.router.add_get("/api/rows", rows)
     app.router.add_get("/api/cell/{rid}", cell)
     app.router.add_get("/api/debriefs", debriefs)

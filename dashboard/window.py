@@ -64,6 +64,8 @@ class Window:
         rid = record_id(stream, value)
         if rid is None:
             return None
+        if stream == JOBS:  # only the answers a row shows: jobs carry whole agent answers
+            value = {"job_id": rid, "answers": _answers(value)}
         items = self._data[stream]
         self._seq += 1
         items.pop(rid, None)
