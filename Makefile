@@ -11,7 +11,7 @@ demo: bootstrap
 test: bootstrap
 	.venv/bin/ruff check .
 	.venv/bin/mypy schemas streams agents dashboard
-	.venv/bin/python -m pytest -q -p no:cacheprovider
+	.venv/bin/python -m pytest -q -rs -p no:cacheprovider
 
 lint: bootstrap
 	.venv/bin/ruff check .
