@@ -21,7 +21,6 @@ from aiokafka.errors import KafkaError
 
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
 from streams.settings import Settings
-from streams.topics import assign_all
 
 log = logging.getLogger(__name__)
 
@@ -59,6 +58,8 @@ class FeedStatus:
     records: int = 0
     undecodable: int = 0
     errors: int = 0
+    #: partition look-ups done (one every ``rescan_seconds``)
+    scans: int = 0
     topics: list[str] = field(default_factory=list)
 
 
@@ -86,18 +87,27 @@ def absorb(window: Window, hub: Hub, stream: str, raw: bytes | None,
         hub.publish(stream, {})
 
 
+async def _partitions(consumer: AIOKafkaConsumer, topics: list[str]) -> set[TopicPartition]:
+    await consumer._client.force_metadata_update()
+    return {TopicPartition(t, p) for t in topics for p in consumer.partitions_for_topic(t) or ()}
+
+
 async def _refresh(consumer: AIOKafkaConsumer, topics: list[str], current: set[TopicPartition],
                    from_beginning: bool, first: bool) -> set[TopicPartition]:
-    positions = {tp: await consumer.position(tp) for tp in current}
-    found = set(await assign_all(consumer, topics, wait=0.0))
-    if found == current:
+    """Follow partitions that appeared since the last look. ``assign`` starts a new
+    assignment (positions forgotten), so it is called only when the set changed, and the
+    partitions already followed are put back where they were."""
+    found = await _partitions(consumer, topics)
+    if found == current or not found:
         return current
-    new = found - current
+    positions = {tp: await consumer.position(tp) for tp in current}
+    consumer.assign(list(found))
     for tp, offset in positions.items():
         consumer.seek(tp, offset)
-    if new and (from_beginning or not first):
-        await consumer.seek_to_beginning(*new)
-    elif new:
+    new = found - current
+    if from_beginning or not first:
+        await consumer.seek_to_beginning(*new)  # a topic that appeared later: all of it is new
+    else:
         await consumer.seek_to_end(*new)
     log.info("following %d partition(s)", len(found))
     return found
@@ -129,6 +139,7 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                                              from_beginning, first)
                     first = False
                     status.assigned = len(current)
+                    status.scans += 1
                     next_scan = loop.time() + rescan_seconds
                 if not current:
                     await asyncio.sleep(0.2)
