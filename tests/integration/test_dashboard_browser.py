@@ -8,7 +8,6 @@ a debrief narrative must stay text (no script runs)."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -174,5 +173,22 @@ async def test_debrief_cards_put_the_safety_breach_first_and_escape_the_narrativ
     text = str(await pg.text_content("#debriefs .card.breach"))
     assert EVIL in text and "code computed borderline" in text
     assert await pg.evaluate("window.__pwned") is None
-    with contextlib.suppress(Exception):
-        await pg.screenshot(path=str(Path("/tmp") / "judgeflow-dashboard-test.png"))
+
+
+async def test_calibration_table_shows_the_newest_record_per_criterion_and_version(
+        page: tuple[Any, Any, str]) -> None:
+    pg, settings, _ = page
+    base = {"task_id": "t2d", "field_id": "hba1c_above_goal", "prompt_version": "judge-v1",
+            "cells_judged": 10, "cells_adjudicated": 8, "classification_kappa": 0.5,
+            "answer_accuracy": {"hits": 6, "n": 8, "rate": 0.75},
+            "fallback": {"hits": 1, "n": 10, "rate": 0.1}, "cost_usd": 0.02}
+    await send(settings, settings.topics.calibration, [
+        {**base, "calibration_id": "c-old"},
+        {**base, "calibration_id": "c-new", "classification_kappa": 0.61,
+         "answer_accuracy": {"hits": 7, "n": 8, "rate": 0.875}}])
+    await pg.wait_for_selector("#calibration tbody tr td:text('87.5%')")
+    await expect(pg.locator("#calibration tbody tr")).to_have_count(1)
+    cells = await pg.eval_on_selector_all("#calibration tbody td", "c => c.map(x => x.textContent)")
+    assert cells == ["t2d", "hba1c_above_goal", "judge-v1", "8", "87.5%", "0.61", "10.0%",
+                     "0.0200"]
+    assert await pg.is_hidden("#calibration-empty")
