@@ -10,12 +10,12 @@ demo: bootstrap
 # Lint first, tests last: pytest's summary line is the closing line CI reads.
 test: bootstrap
 	.venv/bin/ruff check .
-	.venv/bin/mypy schemas streams agents
-	.venv/bin/python -m pytest -q -p no:cacheprovider
+	.venv/bin/mypy schemas streams agents dashboard
+	.venv/bin/python -m pytest -q -rs -p no:cacheprovider
 
 lint: bootstrap
 	.venv/bin/ruff check .
-	.venv/bin/mypy schemas streams agents
+	.venv/bin/mypy schemas streams agents dashboard
 
 schemas: bootstrap
 	.venv/bin/judgeflow schemas generate

@@ -19,3 +19,5 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e '.[test]'
   touch "$stamp"
 fi
+# Browser, promtool and podman for the dashboard and deploy checks (best effort, see there).
+./scripts/system-deps.sh

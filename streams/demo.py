@@ -156,7 +156,7 @@ def workers(s: Settings, log_dir: Path) -> Iterator[list[WorkerProcess]]:
 
 
 def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
-        out: Any, produce_fn: Any) -> int:
+        out: Any, produce_fn: Any, hold_fn: Any = None) -> int:
     from streams.demo_report import progress_line, report
 
     work = Path(tempfile.mkdtemp(prefix="judgeflow-demo-"))
@@ -185,6 +185,8 @@ def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
                   f"{'; workers that died: ' + ', '.join(dead) if dead else ''}. "
                   f"Worker logs: {work}", file=out, flush=True)
             return 1
+        if hold_fn is not None:  # `--dashboard`: the page over the demo's topics until Ctrl-C
+            hold_fn(s, work)
     # the broker's data (every record, ~4x their size) is only kept when something failed
     shutil.rmtree(work / "broker", ignore_errors=True)
     print(f"\njudgeflow demo: done. Worker logs: {work}", file=out, flush=True)

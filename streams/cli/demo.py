@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import importlib
 import sys
+from pathlib import Path
 
 from streams.settings import Settings
 
@@ -22,6 +24,11 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="give up after S seconds (default 300)")
     p.add_argument("--offline", action="store_true",
                    help="use the offline providers even if ANTHROPIC_API_KEY is set")
+    p.add_argument("--dashboard", action="store_true",
+                   help="after the summary, serve the review page over the demo's topics "
+                   "and keep it (and the broker) running until Ctrl-C")
+    p.add_argument("--dashboard-port", type=int, default=8765, metavar="PORT",
+                   help="port of the review page on 127.0.0.1 (default 8765)")
     p.set_defaults(func=run)
 
 
@@ -29,5 +36,14 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from streams.cli.produce import produce
     from streams.demo import run as run_demo
 
+    hold = None
+    if args.dashboard:
+        # the dashboard package sits above streams: imported by name, only when asked for
+        launch = importlib.import_module("dashboard.launch")
+        port = args.dashboard_port
+
+        def hold(s: Settings, work: Path) -> None:
+            launch.hold_open(s, work, port, sys.stdout)
+
     return run_demo(settings, settle=args.settle, timeout=args.timeout, offline=args.offline,
-                    out=sys.stdout, produce_fn=produce)
+                    out=sys.stdout, produce_fn=produce, hold_fn=hold)

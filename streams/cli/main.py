@@ -17,7 +17,7 @@ from streams.settings import Settings
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 COMMANDS = ("demo", "broker", "worker", "produce", "tail", "compare", "replay", "schemas",
-            "bench", "config", "skill", "llm")
+            "bench", "config", "skill", "llm", "dashboard")
 
 
 def build_parser() -> argparse.ArgumentParser:
