@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import faust
 
-from streams.groups import client_id
+from streams.member_eviction import client_id
 from streams.settings import Settings
 
 
