@@ -33,7 +33,11 @@ NOIDA_VERSION = "0.2.3"
 
 
 def noida_binary() -> Path:
-    path = Path(str(resources.files("noida_db") / "noida-db"))
+    try:
+        path = Path(str(resources.files("noida_db") / "noida-db"))
+    except ModuleNotFoundError:
+        raise BrokerError("the embedded broker is not installed (it comes with the dev extra: "
+                          "pip install -e '.[test,dev]')") from None
     if not path.is_file():
         raise BrokerError(f"noida-db binary not found at {path}; is the noida-db wheel installed?")
     return path
