@@ -54,9 +54,3 @@ def install_idle_fetch_backoff(backoff_ms: int) -> bool:
     log.debug("idle fetch backoff of %d ms installed", backoff_ms)
     return True
 
-
-def uninstall_idle_fetch_backoff() -> None:
-    global _original
-    if _original is not None:
-        _fetcher.Fetcher._proc_fetch_request = _original  # type: ignore[method-assign]
-        _original = None

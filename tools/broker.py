@@ -28,10 +28,6 @@ from streams.errors import BrokerError
 
 log = logging.getLogger(__name__)
 
-#: The versions the embedded-path workarounds were checked against.
-NOIDA_VERSION = "0.2.3"
-
-
 def noida_binary() -> Path:
     try:
         path = Path(str(resources.files("noida_db") / "noida-db"))
