@@ -15,11 +15,10 @@ from aiohttp import web
 
 from agents.context.charts import ChartStore
 from dashboard.feed import FeedStatus, Hub, run_feed
-from dashboard.security import AccessLogger, access_log, check_bind
+from dashboard.security import TOKEN_ENV, AccessLogger, access_log, check_bind
 from dashboard.web import State, create_app
 from dashboard.window import Window
-from streams.cli.dashboard import TOKEN_ENV
-from streams.quirks import install_idle_fetch_backoff
+from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)

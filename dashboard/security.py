@@ -28,6 +28,9 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
            "Cache-Control": "no-store"}
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
+#: The bearer token a non-loopback bind requires (an environment variable, never a setting).
+TOKEN_ENV = "JUDGEFLOW_DASHBOARD_TOKEN"
+
 
 def is_loopback(host: str) -> bool:
     if host == "localhost":

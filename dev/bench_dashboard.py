@@ -24,14 +24,14 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from dashboard.launch import start_dashboard
-from streams.broker import EmbeddedBroker
-from streams.cli.produce import produce
-from streams.demo import demo_settings, expectations, follow, input_batches, workers
+from cli.produce import produce
 from streams.settings import Settings
 from streams.topics import ensure_topics, send_all
 from tests.helpers import collect
 from tests.integration.browser import launch
+from tools.broker import EmbeddedBroker
+from tools.dashboard_launch import start_dashboard
+from tools.demo.run import demo_settings, expectations, follow, input_batches, workers
 
 OBSERVER = """
 window.__rows = {};

@@ -22,7 +22,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 
 from schemas.dlq import dead_letter_headers
 from streams.errors import BadRecord
-from streams.groups import client_id, evict_dead_members
+from streams.member_eviction import client_id, evict_dead_members
 from streams.metrics import Metrics
 from streams.settings import Settings
 

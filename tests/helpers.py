@@ -15,8 +15,8 @@ import orjson
 from aiokafka import AIOKafkaConsumer
 
 from streams.settings import Settings, TopicSettings
-from streams.subproc import WorkerProcess, settings_env
 from streams.topics import assign_all, send_all
+from tools.subproc import WorkerProcess, settings_env
 
 __all__ = ["WorkerProcess", "collect", "produce", "settings_env", "test_settings", "unique",
            "values", "worker"]

@@ -29,8 +29,8 @@ from agents.providers.startup import check_provider
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.skill import load_skill
 from streams.errors import BadRecord
+from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
-from streams.quirks import install_idle_fetch_backoff
 from streams.runner import ConcurrentWorker, Output
 from streams.settings import Settings
 from streams.topics import ensure_topics

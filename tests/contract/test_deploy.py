@@ -24,9 +24,9 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
-from streams.cli.dashboard import TOKEN_ENV
-from streams.cli.main import build_parser
-from streams.cli.worker import WORKERS
+from cli.dashboard import TOKEN_ENV
+from cli.main import build_parser
+from cli.worker import WORKERS
 from streams.metrics import Metrics
 from streams.settings import Settings
 

@@ -16,10 +16,10 @@ from typing import Any
 import orjson
 import pytest
 
-from dashboard.launch import start_dashboard
 from streams.topics import ensure_topics
 from tests.helpers import produce, test_settings
 from tests.integration.browser import launch, missing_reason
+from tools.dashboard_launch import start_dashboard
 
 pytestmark = [pytest.mark.integration,
               pytest.mark.skipif(missing_reason() is not None, reason=str(missing_reason()))]

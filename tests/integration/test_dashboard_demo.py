@@ -24,7 +24,7 @@ def test_demo_dashboard_keeps_the_page_until_ctrl_c(tmp_path: Path) -> None:
     out_path = tmp_path / "demo.out"
     with out_path.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "streams.cli.main", "demo", "--timeout", "240",
+            [sys.executable, "-m", "cli.main", "demo", "--timeout", "240",
              "--dashboard", "--dashboard-port", "0"],
             env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:

@@ -12,10 +12,10 @@ import aiohttp
 import orjson
 import pytest
 
-from dashboard.launch import start_dashboard
-from streams.broker import EmbeddedBroker
 from streams.topics import ensure_topics
 from tests.helpers import produce, test_settings
+from tools.broker import EmbeddedBroker
+from tools.dashboard_launch import start_dashboard
 
 pytestmark = pytest.mark.integration
 
