@@ -19,6 +19,7 @@ ERROR_TYPES = (
     "invalid_output",
     "llm_failure",
     "internal_error",
+    "oversized",
 )
 
 MAX_MESSAGE_BYTES = 2000

@@ -11,12 +11,14 @@ import asyncio
 import logging
 import os
 import time
+from dataclasses import replace
 from typing import Any, cast
 
 import faust
 
 from schemas.dlq import dead_letter_headers
 from schemas.skill import Skill
+from streams import limits
 from streams.detect.processor import DetectProcessor, Step
 from streams.detect.state import CellState, DueIndex, Settle
 from streams.errors import BadRecord
@@ -49,6 +51,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     # key_type/value_type bytes make Faust use the raw codec for the changelog as well.
     cells = app.Table("cells", default=None, partitions=partitions, key_type=bytes,
                       value_type=bytes, schema=faust.Schema(**RAW))
+    _watch_changelog(cells)
     ticked: dict[bytes, float] = {}
     tick_every = max(0.2, min(settings.settle_seconds / 4, 5.0))
     index = DueIndex(cfg)
@@ -63,7 +66,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                 if key in cells:
                     del cells[key]
             else:
-                cells[key] = step.state.dumps()
+                cells[key] = bounded(step.state)
             index.note(key, step.state)
         ticked.pop(key, None)
         for emit in step.emits:
@@ -115,6 +118,31 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     return proc
 
 
+def bounded(state: CellState) -> bytes:
+    """The state to write, within the changelog's record limit: the redelivery history is
+    trimmed to the last decision first; a state still too big is refused (``BadRecord``,
+    before anything is written or sent) so its input goes to the DLQ."""
+    raw = state.dumps()
+    if len(raw) > limits.MAX_CELL_STATE_BYTES and len(state.history) > 1:
+        raw = replace(state, history=state.history[-1:]).dumps()
+    if len(raw) > limits.MAX_CELL_STATE_BYTES:
+        raise BadRecord("oversized", f"cell state of {len(raw)} bytes would exceed the limit "
+                        f"of {limits.MAX_CELL_STATE_BYTES} bytes")
+    return raw
+
+
+def _watch_changelog(table: Any) -> None:
+    """Table writes are sends to the changelog: watch them like every other output."""
+    send = table.send_changelog
+
+    def send_changelog(*args: Any, **kwargs: Any) -> Any:
+        fut = send(*args, **kwargs)
+        _watch(fut)
+        return fut
+
+    table.send_changelog = send_changelog
+
+
 def _watch(sent: Any) -> None:
     """``sent`` is Faust's FutureMessage (an asyncio future) for one output."""
     cast("asyncio.Future[Any]", sent).add_done_callback(_exit_if_unpublished)
@@ -138,7 +166,8 @@ def _exit_if_unpublished(fut: Any) -> None:
 
 async def _dead_letter(dlq: faust.TopicT, msg: Any, error_type: str, message: str) -> None:
     headers = dead_letter_headers(error_type, message, msg.topic, msg.partition, msg.offset)
-    _watch(await dlq.send(key=msg.key, value=msg.value, headers=headers))
+    value, headers = limits.dead_letter_value(msg.value, msg.key, headers)
+    _watch(await dlq.send(key=msg.key, value=value, headers=headers))
     log.warning("dead-lettered %s[%d]@%d: %s", msg.topic, msg.partition, msg.offset, error_type)
 
 
