@@ -86,14 +86,14 @@ class ConcurrentWorker:
         self._parts: dict[TopicPartition, _Partition] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sem = asyncio.Semaphore(concurrency)
+        self._renew_lock = asyncio.Lock()
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
 
     # -- lifecycle -----------------------------------------------------------------
     async def run(self) -> None:
         k = self.settings.kafka
-        self.producer = AIOKafkaProducer(bootstrap_servers=k.bootstrap_servers, acks="all",
-                                         enable_idempotence=True, linger_ms=5)
+        self.producer = self._new_producer()
         if k.evict_dead_members:
             await evict_dead_members(k.bootstrap_servers, self.group_id)
         self.consumer = AIOKafkaConsumer(
@@ -113,10 +113,28 @@ class ConcurrentWorker:
             with contextlib.suppress(Exception):
                 await self._commit()
             await self.consumer.stop()
-            await self.producer.stop()
+            if self.producer is not None:  # the current one (it may have been renewed)
+                await self.producer.stop()
 
     def stop(self) -> None:
         self.stop_event.set()
+
+    def _new_producer(self) -> AIOKafkaProducer:
+        return AIOKafkaProducer(bootstrap_servers=self.settings.kafka.bootstrap_servers,
+                                acks="all", enable_idempotence=True, linger_ms=5)
+
+    async def _renew_producer(self, failed: Any) -> None:
+        """Replace a producer whose sends keep failing (after a broker restart the idempotent
+        producer's sequence state is stale: OutOfOrderSequenceNumber forever)."""
+        async with self._renew_lock:
+            if self.producer is not failed:
+                return  # another task already replaced it
+            log.warning("%s: replacing the producer after repeated send failures", self.name)
+            fresh = self._new_producer()
+            await fresh.start()
+            self.producer = fresh
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(failed.stop(), 10)
 
     async def _loop(self) -> None:
         assert self.consumer is not None
@@ -195,7 +213,9 @@ class ConcurrentWorker:
         stopped first. Never raises: a worker must not die of a broker fault."""
         todo = list(outputs)
         wait = 0.2
+        failures = 0
         while todo:
+            producer = self.producer
             try:
                 todo = await self._send(todo)
             except MessageSizeTooLargeError:
@@ -207,8 +227,12 @@ class ConcurrentWorker:
                                           "the broker's record size limit")]
                 continue
             except Exception as exc:
+                failures += 1
                 log.warning("%s: publishing outputs failed (%s); retrying in %.1fs",
                             self.name, type(exc).__name__, wait)
+                if failures >= 2 and producer is not None:
+                    with contextlib.suppress(Exception):
+                        await self._renew_producer(producer)
             if todo:
                 if self.stop_event.is_set():
                     return False
