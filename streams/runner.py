@@ -126,6 +126,7 @@ class ConcurrentWorker:
     async def _renew_producer(self, failed: Any) -> None:
         """Replace a producer whose sends keep failing (after a broker restart the idempotent
         producer's sequence state is stale: OutOfOrderSequenceNumber forever)."""
+        stop_failed = failed.stop
         async with self._renew_lock:
             if self.producer is not failed:
                 return  # another task already replaced it
@@ -134,7 +135,7 @@ class ConcurrentWorker:
             await fresh.start()
             self.producer = fresh
         with contextlib.suppress(Exception):
-            await asyncio.wait_for(failed.stop(), 10)
+            await asyncio.wait_for(stop_failed(), 10)
 
     async def _loop(self) -> None:
         assert self.consumer is not None
