@@ -19,6 +19,7 @@ import faust
 from schemas.dlq import dead_letter_headers
 from schemas.skill import Skill
 from streams import limits
+from streams.detect.backlog import CatchUp
 from streams.detect.processor import DetectProcessor, Step
 from streams.detect.state import CellState, DueIndex, Settle
 from streams.errors import BadRecord
@@ -59,6 +60,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     # cell can settle after a restart or rebalance to about one settle window.
     rescan_every = max(2 * tick_every, min(settings.settle_seconds, 60.0))
     last_scan = [float("-inf")]
+    caught_up = CatchUp(lambda: app.consumer, t.agent_answers)
 
     async def store(key: bytes, step: Step) -> None:
         if step.changed:
@@ -109,8 +111,10 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         if now - last_scan[0] >= rescan_every:
             index.rebuild(list(cells.items()))
             last_scan[0] = now
-        for key, partition in index.overdue(now):
-            if now - ticked.get(key, 0.0) > 5 * tick_every:
+        overdue = index.overdue(now)
+        ready = await caught_up.ready(p for _, p in overdue)
+        for key, partition in overdue:
+            if partition in ready and now - ticked.get(key, 0.0) > 5 * tick_every:
                 ticked[key] = now
                 await ticks.send(key=key, value=b"", partition=partition)
         metrics.pending_cells.set(index.pending())
