@@ -69,3 +69,12 @@ def dead_letter_value(value: bytes | None, key: bytes | None,
 #: A worker's handler may take this many LLM deadlines for one record (a call plus a repair
 #: round-trip) before the record is dead-lettered and its slot freed.
 HANDLER_DEADLINES = 3
+
+#: Largest debrief request (its encounter log, the transcript, is most of it).
+MAX_DEBRIEF_REQUEST_BYTES = 256 * 1024
+
+
+def job_problems(job: Any) -> list[str]:
+    """Free-text limits over every answer of a JudgeJob-shaped object."""
+    return [f"answers[{i}].{p}" for i, a in enumerate(getattr(job, "answers", ()))
+            for p in text_problems(a)]

@@ -27,6 +27,7 @@ from agents.providers.base import Provider
 from agents.providers.factory import make_provider, require_credentials
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.skill import load_skill
+from streams import limits
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.quirks import install_idle_fetch_backoff
@@ -53,6 +54,8 @@ def encode_result(result: JudgeResult) -> bytes:
 def make_handler(judge: Judge, ledger: ResultLedger, results_topic: str) -> Any:
     async def handle(rec: Any) -> Sequence[Output]:
         job = decode_job(rec.value)
+        if problems := limits.job_problems(job):
+            raise BadRecord("oversized", "; ".join(problems))
         async with ledger.claim(judge.result_id(job)) as fresh:
             if not fresh:
                 log.info("job %s already judged under %s; skipped", job.job_id[:12],
