@@ -4,6 +4,14 @@ Runs the packaged binary itself (not the console script, whose PID does not own 
 on a free 127.0.0.1 port with a fresh data directory; ready means it answered a Kafka
 ApiVersions + Metadata request, not merely that the port opened. Stopped by PID (SIGTERM,
 then SIGKILL). Production uses Apache Kafka; nothing here is used against a real cluster.
+
+noida-db is a DEV broker, not a durable one: it keeps all data in one JSON file
+(``kafka.json`` in the data directory) rewritten every ~2 s, so a SIGKILL loses the writes it
+acknowledged since the last rewrite (records, offset commits and group state alike). The
+workers ride out its restart and lose nothing on top of that (see
+tests/integration/test_broker_restart.py); they cannot recover what the broker itself
+dropped after acknowledging it. It also ignores Fetch max-wait (:mod:`streams.quirks`) and
+never expires a SIGKILLed group member (:mod:`streams.groups`).
 """
 
 from __future__ import annotations
