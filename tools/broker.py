@@ -10,8 +10,8 @@ noida-db is a DEV broker, not a durable one: it keeps all data in one JSON file
 acknowledged since the last rewrite (records, offset commits and group state alike). The
 workers ride out its restart and lose nothing on top of that (see
 tests/integration/test_broker_restart.py); they cannot recover what the broker itself
-dropped after acknowledging it. It also ignores Fetch max-wait (:mod:`streams.quirks`) and
-never expires a SIGKILLed group member (:mod:`streams.groups`).
+dropped after acknowledging it. It also ignores Fetch max-wait (:mod:`streams.fetch_backoff`) and
+never expires a SIGKILLed group member (:mod:`streams.member_eviction`).
 """
 
 from __future__ import annotations

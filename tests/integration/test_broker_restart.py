@@ -21,14 +21,14 @@ from typing import Any
 import orjson
 import pytest
 
-from streams.broker import EmbeddedBroker
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import collect, end_offsets, produce, values, worker
 from tests.helpers import test_settings as make_settings
 from tests.integration.sample import load_sample
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.unit.agents.judge.fixtures import disagreement
+from tools.broker import EmbeddedBroker
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
 

@@ -32,13 +32,13 @@ import pytest
 from agents.debrief.sampledata import REQUESTS_FILE
 from schemas.skill import load_skill
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import WorkerProcess, collect, end_offsets, produce, values
 from tests.helpers import test_settings as make_settings
 from tests.integration.sample import load_sample, reference_jobs
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.unit.agents.debrief.support import attending, request_in
 from tests.unit.agents.judge.fixtures import disagreement
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
 

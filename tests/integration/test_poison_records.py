@@ -16,13 +16,13 @@ from schemas.dlq import DeadLetterHeaders
 from streams.limits import MAX_DLQ_RECORD_BYTES
 from streams.settings import Settings
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import collect, produce, values, wait_committed, worker
 from tests.helpers import test_settings as make_settings
 from tests.integration.sample import load_sample
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.unit.agents.debrief.support import attending
 from tests.unit.agents.judge.fixtures import disagreement
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
 
