@@ -44,7 +44,7 @@ pytestmark = pytest.mark.integration
 
 KILLS = 2  # per worker
 JOBS = 48
-LLM = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+LLM = {"provider": "anthropic", "model": "claude-sonnet-5-5", "sdk_max_retries": 0,
        "deadline_seconds": 20.0, "backoff_base_seconds": 0.05, "requests_per_minute": 6000,
        "concurrency": 4}
 TAG = re.compile(r"chaos-job-\d+")

@@ -29,7 +29,7 @@ pytestmark = pytest.mark.integration
 #: Just under the producer's 1 MiB request limit: the record itself can be produced, but a
 #: copy of it plus dead-letter headers cannot.
 NEAR_1MIB = 1024 * 1024 - 200
-DEBRIEF_LLM = {"provider": "anthropic", "model": "claude-sonnet-4-5", "sdk_max_retries": 0,
+DEBRIEF_LLM = {"provider": "anthropic", "model": "claude-sonnet-5-5", "sdk_max_retries": 0,
                "deadline_seconds": 20.0, "backoff_base_seconds": 0.05,
                "requests_per_minute": 6000, "concurrency": 4}
 
