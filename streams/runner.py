@@ -50,12 +50,17 @@ Handler = Callable[[Any], Awaitable[Sequence[Output]]]
 
 
 @dataclass
-class _Partition:
+class PartitionOffsets:
+    """Commit bookkeeping of one assigned partition. Records run side by side, so the
+    offset that may be committed is the lowest one still in flight (everything below it
+    is acknowledged), or one past the highest finished record when nothing is in flight."""
+
     in_flight: set[int] = field(default_factory=set)
     next_commit: int | None = None  # offset to commit once nothing below it is in flight
     committed: int | None = None
 
     def committable(self) -> int | None:
+        """The offset to commit now, or None when the last commit already covers it."""
         if self.in_flight:
             low = min(self.in_flight)
             return low if self.committed is None or low > self.committed else None
@@ -83,7 +88,7 @@ class ConcurrentWorker:
         #: its repair round-trip); past it the record is dead-lettered, the slot freed.
         self.handler_timeout = limits.HANDLER_DEADLINES * settings.llm.deadline_seconds + 5.0
         self.stop_event = asyncio.Event()
-        self._parts: dict[TopicPartition, _Partition] = {}
+        self._parts: dict[TopicPartition, PartitionOffsets] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sem = asyncio.Semaphore(concurrency)
         self._renew_lock = asyncio.Lock()
@@ -151,7 +156,7 @@ class ConcurrentWorker:
             for tp, records in batch.items():
                 for rec in records:
                     await self._sem.acquire()
-                    self._parts.setdefault(tp, _Partition()).in_flight.add(rec.offset)
+                    self._parts.setdefault(tp, PartitionOffsets()).in_flight.add(rec.offset)
                     task = asyncio.create_task(self._handle(tp, rec))
                     self._tasks.add(task)
                     task.add_done_callback(self._tasks.discard)
@@ -287,9 +292,9 @@ class ConcurrentWorker:
             await asyncio.wait(set(self._tasks), timeout=self.drain_seconds)
 
     async def on_revoked(self, revoked: Sequence[TopicPartition]) -> None:
-        mine = [t for t in self._tasks]
-        if mine:
-            await asyncio.wait(mine, timeout=self.drain_seconds)
+        in_flight_tasks = list(self._tasks)
+        if in_flight_tasks:
+            await asyncio.wait(in_flight_tasks, timeout=self.drain_seconds)
         with contextlib.suppress(Exception):
             await self._commit(revoked)
         for tp in revoked:

@@ -13,7 +13,7 @@ from aiokafka.errors import KafkaConnectionError, MessageSizeTooLargeError
 from streams import limits
 from streams.detect.backlog import CatchUp
 from streams.metrics import Metrics
-from streams.runner import ConcurrentWorker, Output, _Partition
+from streams.runner import ConcurrentWorker, Output, PartitionOffsets
 from tests.helpers import test_settings
 
 TP = TopicPartition("in", 0)
@@ -55,7 +55,7 @@ def make(handler: Any, fail: list[BaseException] | None = None,
     w.handler_timeout = 0.2
     producer = StubProducer(fail or [])
     w.producer = producer  # type: ignore[assignment]
-    w._parts[TP] = _Partition()
+    w._parts[TP] = PartitionOffsets()
     w._parts[TP].in_flight.add(7)
     return w, producer
 
