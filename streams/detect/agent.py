@@ -70,7 +70,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
             _watch(await out[emit.kind].send(key=emit.key, value=emit.value))
             metrics.records_out.labels("detect", out_names[emit.kind]).inc()
             if emit.kind == "outcome" and step.note != "redelivered":
-                metrics.cells_decided.labels(_outcome_of(emit.value)).inc()
+                metrics.cells_decided.labels(emit.label or "unknown").inc()
 
     @app.agent(channel, name="detect")
     async def detect(stream: faust.StreamT) -> None:
@@ -141,8 +141,3 @@ async def _dead_letter(dlq: faust.TopicT, msg: Any, error_type: str, message: st
     _watch(await dlq.send(key=msg.key, value=msg.value, headers=headers))
     log.warning("dead-lettered %s[%d]@%d: %s", msg.topic, msg.partition, msg.offset, error_type)
 
-
-def _outcome_of(value: bytes) -> str:
-    import orjson
-
-    return str(orjson.loads(value).get("outcome", "unknown"))
