@@ -191,3 +191,43 @@ def test_random_mutations(skill: Skill) -> None:
         data = orjson.loads(value)
         paths["fast" if fastpath.fast_answer(data) is not None else "model"] += 1
     assert min(paths.values()) >= 100, paths
+
+
+def test_batches_equal_one_by_one(skill: Skill) -> None:
+    """Batches of any size: same outputs in order and same final cells as storing after every
+    event; each changed cell appears once per batch."""
+    from streams.detect.batch import Batch
+
+    rng = random.Random(4)
+    values = [v for _, v in synthetic_answers(Settings(), 2000)]
+    records = _with_ticks(values, rng)
+    one = DetectProcessor(skill, _cfg())
+    states: dict[bytes, Any] = {}
+    want = [r for off, (rec, now) in enumerate(records) if (r := _run_one(one, states, rec, off,
+                                                                         now))[0] == "ok"]
+    stored: dict[bytes, bytes] = {}
+    got: list[bytes] = []
+    i = 0
+    while i < len(records):
+        size = rng.choice([1, 2, 7, 50, 500])
+        batch = Batch(one, lambda k: CellState.loads(stored[k]) if k in stored else None)
+        for off in range(i, min(i + size, len(records))):
+            (topic, key, value), now = records[off]
+            try:
+                if topic == "ticks":
+                    assert key is not None
+                    batch.tick(key, (topic, 0, off), now)
+                else:
+                    batch.answer(one.validate(value), (topic, 0, off), now)
+            except BadRecord:
+                continue
+        for key, ch in batch.changed.items():
+            if ch.state is None:
+                stored.pop(key, None)
+            else:
+                stored[key] = ch.state.dumps()
+        got += [e.value for e, _ in batch.emits]
+        i += size
+    assert got == [v for r in want for _, _, v in r[3]]
+    final = {k: s.dumps() for k, s in states.items() if s is not None}
+    assert stored == final
