@@ -128,5 +128,18 @@ def run_worker_until(settings: Settings, n: int, outputs_topic: str, timeout: fl
     return BenchResult(n, span)
 
 
+async def create_topic(bootstrap: str, name: str, partitions: int) -> None:
+    """Create one topic the way a producer's auto-creation would (before any worker)."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(name=name, num_partitions=partitions,
+                                            replication_factor=1)])
+    finally:
+        await admin.close()
+
+
 def bench_topics(tag: str) -> TopicSettings:
     return TopicSettings(**{k: f"bench{tag}.{v}" for k, v in TopicSettings().model_dump().items()})

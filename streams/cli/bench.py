@@ -22,6 +22,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         description="Pre-load N synthetic answers, then measure the detect "
                         "worker and a plain consume-and-produce passthrough on the same broker.")
     d.add_argument("--events", type=int, default=20000, help="answers to process (default 20000)")
+    d.add_argument("--input-partitions", type=int, default=0, metavar="P",
+                   help="create the input topic with P partitions first, as a producer's "
+                   "auto-creation would (default: kafka.partitions)")
     d.add_argument("--external", action="store_true",
                    help="use the configured cluster instead of a fresh embedded broker")
     d.add_argument("--timeout", type=float, default=600.0, help="give up after S seconds")
@@ -36,6 +39,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run_detect(args: argparse.Namespace, settings: Settings) -> int:
     from streams.bench_detect import (
         bench_topics,
+        create_topic,
         passthrough,
         run_worker_until,
         synthetic_answers,
@@ -57,6 +61,8 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
             "kafka": kafka, "topics": bench_topics(tag),
             "groups": settings.groups.model_copy(update={"detect": f"bench{tag}-detect"}),
             "settle_seconds": 3600.0, "log_level": "WARNING"})
+        if args.input_partitions:
+            asyncio.run(create_topic(bs, s.topics.agent_answers, args.input_partitions))
         asyncio.run(ensure_topics(s, extra=[f"bench{tag}.passthrough",
                                             f"bench{tag}.faust-forward"]))
         records = synthetic_answers(s, args.events)
