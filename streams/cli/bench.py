@@ -30,6 +30,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     d.add_argument("--memory", type=int, default=0, metavar="CELLS",
                    help="only measure the detect worker's RSS per 10,000 open cells, with "
                    "CELLS cells copied from the sample")
+    d.add_argument("--core", action="store_true",
+                   help="only measure our code alone (no Kafka): µs per event")
     d.add_argument("--external", action="store_true",
                    help="use the configured cluster instead of a fresh embedded broker")
     d.add_argument("--timeout", type=float, default=600.0, help="give up after S seconds")
@@ -42,10 +44,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run_detect(args: argparse.Namespace, settings: Settings) -> int:
-    from streams.bench_detect_runs import detect_runs, memory_run
+    from streams.bench_detect_runs import core_run, detect_runs, memory_run
 
     if args.events < 2:
         raise SystemExit("judgeflow bench detect: --events must be at least 2")
+    if args.core:
+        core_run(settings.model_copy(update={"settle_seconds": 3600.0}), args.events)
+        return 0
     broker = None if args.external else EmbeddedBroker().start()
     if broker is not None:  # our own measuring consumers must not spin on the embedded broker
         install_idle_fetch_backoff(50)
