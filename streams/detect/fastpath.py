@@ -95,6 +95,27 @@ def iso_json(at: datetime) -> str:
     return text
 
 
+_EVIDENCE_KEYS = frozenset(("note_id", "quote", "offsets"))
+
+
+def _evidence(items: list[Any]) -> list[dict[str, Any]] | None:
+    """Evidence items as the model dumps them, or None (ask the model)."""
+    out = []
+    for item in items:
+        if type(item) is not dict or not item.keys() <= _EVIDENCE_KEYS:
+            return None
+        note, quote, offsets = item.get("note_id"), item.get("quote"), item.get("offsets")
+        if not _safe_id(note) or type(quote) is not str:
+            return None
+        if offsets is not None:
+            if (type(offsets) is not list or len(offsets) != 2 or type(offsets[0]) is not int
+                    or type(offsets[1]) is not int or not 0 <= offsets[0] <= offsets[1]):
+                return None
+            offsets = [offsets[0], offsets[1]]
+        out.append({"note_id": note, "quote": quote, "offsets": offsets})
+    return out
+
+
 def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     """``data`` (a decoded JSON object) as a PlainAnswer, or None: ask the model."""
     if not ENABLED or not data.keys() <= _FIELD_SET:
@@ -112,8 +133,11 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     confidence = data.get("confidence", "medium")
     reason = data.get("low_confidence_reason")
     stamp = data["emitted_at"]
-    if (type(version) is not int or evidence != [] or type(evidence) is not list
+    if (type(version) is not int or type(evidence) is not list
             or type(rationale) is not str or (reason is not None and type(reason) is not str)):
+        return None
+    quotes = _evidence(evidence)
+    if quotes is None:
         return None
     if not ((type(confidence) is str and confidence in _LABELS)
             or (type(confidence) is float and 0.0 <= confidence <= 1.0)):
@@ -127,7 +151,7 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     json = {"schema_version": version, "event_id": data["event_id"], "run_id": data["run_id"],
             "task_id": data["task_id"], "patient_id": data["patient_id"],
             "field_id": data["field_id"], "agent_id": data["agent_id"],
-            "answer": data.get("answer"), "evidence": [], "rationale": rationale,
+            "answer": data.get("answer"), "evidence": quotes, "rationale": rationale,
             "confidence": confidence, "low_confidence_reason": reason,
             "emitted_at": iso_json(at)}
     return PlainAnswer(json, at)

@@ -151,7 +151,16 @@ _STAMPS = ["2026-01-01T00:00:00Z", "2026-01-01T00:00:00+00:00", "2026-01-01T00:0
 _ODD = [None, True, False, 0, 1, -1, 0.0, 0.5, 1.0, 1.5, -0.0, "", "x", "low", "LOW", "0.2",
         "medium", "high", [], [1], {}, {"a": 1}, "é", "a" * 201, "a/b", "..", "a..b", ".a",
         "ok-id_1.2", [{"note_id": "n1", "quote": "q"}], [{"note_id": "n1", "quote": "q",
-                                                          "offsets": [3, 1]}], 2**40, "a" * 200]
+                                                          "offsets": [3, 1]}], 2**40, "a" * 200,
+        [{"note_id": "n1", "quote": "q", "offsets": [1, 3]}],
+        [{"note_id": "n1", "quote": "q", "offsets": [0, 0]}, {"note_id": "n2", "quote": ""}],
+        [{"note_id": "n1", "quote": "q", "offsets": [True, 3]}],
+        [{"note_id": "n1", "quote": "q", "offsets": [1.0, 3]}],
+        [{"note_id": "n1", "quote": "q", "offsets": [1, 2, 3]}],
+        [{"note_id": "n1", "quote": "q", "offsets": None}],
+        [{"note_id": "n1", "quote": "q", "offsets": [-1, 3]}],
+        [{"note_id": "../x", "quote": "q"}], [{"note_id": "n1", "quote": 3}],
+        [{"note_id": "n1", "quote": "q", "page": 2}], [{"quote": "q"}], ["n1"], [None]]
 
 
 def _mutate(rec: dict[str, Any], rng: random.Random) -> bytes:
