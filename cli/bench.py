@@ -3,9 +3,7 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import importlib
-import uuid
 
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
@@ -21,6 +19,18 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         description="Pre-load N synthetic answers, then measure the detect "
                         "worker and a plain consume-and-produce passthrough on the same broker.")
     d.add_argument("--events", type=int, default=20000, help="answers to process (default 20000)")
+    d.add_argument("--input-partitions", type=int, default=0, metavar="P",
+                   help="create the input topic with P partitions first, as a producer's "
+                   "auto-creation would (default: kafka.partitions)")
+    d.add_argument("--live", action="store_true",
+                   help="also measure live arrival: answers produced while the worker runs")
+    d.add_argument("--processes", type=int, default=1, metavar="K",
+                   help="also measure K detect worker processes sharing the input (K > 1)")
+    d.add_argument("--memory", type=int, default=0, metavar="CELLS",
+                   help="only measure the detect worker's RSS per 10,000 open cells, with "
+                   "CELLS cells copied from the sample")
+    d.add_argument("--core", action="store_true",
+                   help="only measure our code alone (no Kafka): µs per event")
     d.add_argument("--external", action="store_true",
                    help="use the configured cluster instead of a fresh embedded broker")
     d.add_argument("--timeout", type=float, default=600.0, help="give up after S seconds")
@@ -33,52 +43,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run_detect(args: argparse.Namespace, settings: Settings) -> int:
-    from streams.topics import ensure_topics, send_all
-    from tools.bench.detect import (
-        bench_topics,
-        passthrough,
-        run_worker_until,
-        synthetic_answers,
-    )
+    from tools.bench.detect_runs import core_run, detect_runs, memory_run
     from tools.broker import EmbeddedBroker  # dev-only (the `dev` extra)
 
     if args.events < 2:
         raise SystemExit("judgeflow bench detect: --events must be at least 2")
+    if args.core:
+        core_run(settings.model_copy(update={"settle_seconds": 3600.0}), args.events)
+        return 0
     broker = None if args.external else EmbeddedBroker().start()
     if broker is not None:  # our own measuring consumers must not spin on the embedded broker
         install_idle_fetch_backoff(50)
     try:
         bs = settings.kafka.bootstrap_servers if broker is None else broker.bootstrap
-        tag = uuid.uuid4().hex[:6]
         kafka = settings.kafka.model_copy(update={
             "bootstrap_servers": bs,
             "idle_fetch_backoff_ms": settings.kafka.idle_fetch_backoff_ms or (50 if broker else 0)})
-        s = settings.model_copy(update={
-            "kafka": kafka, "topics": bench_topics(tag),
-            "groups": settings.groups.model_copy(update={"detect": f"bench{tag}-detect"}),
-            "settle_seconds": 3600.0, "log_level": "WARNING"})
-        asyncio.run(ensure_topics(s, extra=[f"bench{tag}.passthrough",
-                                            f"bench{tag}.faust-forward"]))
-        records = synthetic_answers(s, args.events)
-        n = len(records)
-        print(f"producing {n} answers to {s.topics.agent_answers} on {bs} ...", flush=True)
-        asyncio.run(send_all(bs, s.topics.agent_answers, records))
-        print("passthrough (aiokafka consume -> produce) ...", flush=True)
-        base = asyncio.run(passthrough(s, s.topics.agent_answers, f"bench{tag}.passthrough", n))
-        print(f"  {base.rate:,.0f} events/s ({n} in {base.seconds:.2f}s)", flush=True)
-        print("Faust forward (a Faust agent that only copies records: Faust's floor) ...",
-              flush=True)
-        sink = f"bench{tag}.faust-forward"
-        floor = run_worker_until(s, n, sink, args.timeout,
-                                 ("tools.bench.faust", s.topics.agent_answers, sink), n)
-        print(f"  {floor.rate:,.0f} events/s ({n} in {floor.seconds:.2f}s)", flush=True)
-        print("detect worker (Faust: decode, decide, table write, emit) ...", flush=True)
-        det = run_worker_until(s, n, s.topics.cell_outcomes, args.timeout)
-        print(f"  {det.rate:,.0f} events/s ({n} in {det.seconds:.2f}s)", flush=True)
-        print(f"ratio passthrough/detect: {base.rate / det.rate:.2f}x "
-              f"(goal: <= 2x; detect reaches {100 * det.rate / base.rate:.0f}% of passthrough)")
-        print(f"ratio passthrough/Faust forward: {base.rate / floor.rate:.2f}x; "
-              f"Faust forward/detect: {floor.rate / det.rate:.2f}x")
+        s = settings.model_copy(update={"kafka": kafka, "settle_seconds": 3600.0,
+                                        "log_level": "WARNING"})
+        if args.memory:
+            memory_run(s, args.memory, args.timeout)
+            return 0
+        detect_runs(s, args.events, args.timeout, input_partitions=args.input_partitions,
+                    live=args.live, processes=args.processes)
     finally:
         if broker is not None:
             broker.stop()

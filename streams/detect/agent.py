@@ -20,7 +20,8 @@ from schemas.dlq import dead_letter_headers
 from schemas.skill import Skill
 from streams import limits
 from streams.detect.backlog import CatchUp
-from streams.detect.processor import DetectProcessor, Step
+from streams.detect.batch import Batch
+from streams.detect.processor import DetectProcessor
 from streams.detect.state import CellState, DueIndex, Settle
 from streams.errors import BadRecord
 from streams.metrics import Metrics
@@ -29,6 +30,9 @@ from streams.settings import Settings
 log = logging.getLogger(__name__)
 #: Exit status when an output could not be published (EX_SOFTWARE).
 EXIT_UNPUBLISHED = 70
+#: Events per batch, and how long a batch waits to fill (the latency it may add).
+BATCH_MAX = 2000
+BATCH_WITHIN = 0.02
 RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes,
                        "key_serializer": "raw", "value_serializer": "raw"}
 
@@ -46,7 +50,6 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     proc = DetectProcessor(skill, cfg)
     channel = app.topic(t.agent_answers, t.detect_ticks, partitions=partitions, **RAW)
     ticks = app.topic(t.detect_ticks, partitions=partitions, **RAW)
-    out = {"job": app.topic(t.judge_jobs, **RAW), "outcome": app.topic(t.cell_outcomes, **RAW)}
     out_names = {"job": t.judge_jobs, "outcome": t.cell_outcomes}
     dlq = app.topic(t.dlq(t.agent_answers), **RAW)
     # key_type/value_type bytes make Faust use the raw codec for the changelog as well.
@@ -62,48 +65,62 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     last_scan = [float("-inf")]
     caught_up = CatchUp(lambda: app.consumer, t.agent_answers)
 
-    async def store(key: bytes, step: Step) -> None:
-        if step.changed:
-            if step.state is None:
-                if key in cells:
-                    del cells[key]
+    def load(key: bytes) -> CellState | None:
+        return _load(cells.data.get(key))
+
+    async def flush(batch: Batch) -> None:
+        """Write each changed cell once (to the changelog partition of its input) and send
+        the batch's outputs back to back, so the producer forms large requests. Faust
+        flushes the producer before it commits the batch's offsets."""
+        for key, ch in batch.changed.items():
+            if ch.state is None:
+                if key in cells.data:
+                    del cells.data[key]
+                    _watch(cells.send_changelog(ch.partition, key, None,
+                                                value_serializer="raw"))
             else:
-                cells[key] = bounded(step.state)
-            index.note(key, step.state)
-        ticked.pop(key, None)
-        for emit in step.emits:
-            _watch(await out[emit.kind].send(key=emit.key, value=emit.value))
+                value = ch.raw  # encoded and size-checked when the event was applied
+                cells.data[key] = value
+                _watch(cells.send_changelog(ch.partition, key, value))
+            index.note(key, ch.state)
+        for key in batch.touched:
+            ticked.pop(key, None)
+        for emit, note in batch.emits:
+            _watch(await app.producer.send(out_names[emit.kind], emit.key, emit.value,
+                                           None, None, None))
             metrics.records_out.labels("detect", out_names[emit.kind]).inc()
-            if emit.kind == "outcome" and step.note != "redelivered":
-                metrics.cells_decided.labels(_outcome_of(emit.value)).inc()
+            if emit.kind == "outcome" and note != "redelivered":
+                metrics.cells_decided.labels(emit.label or "unknown").inc()
 
     @app.agent(channel, name="detect")
     async def detect(stream: faust.StreamT) -> None:
-        async for event in stream.events():
-            msg = event.message
-            source = (msg.topic, msg.partition, msg.offset)
+        async for events in cast("faust.Stream[Any]", stream).take_events(BATCH_MAX,
+                                                                           BATCH_WITHIN):
+            batch = Batch(proc, load, bounded)
             now = time.time()
-            metrics.records_in.labels("detect", msg.topic).inc()
-            try:
-                if msg.topic == t.detect_ticks:
-                    key = msg.key
-                    await store(key, proc.on_tick(_load(cells.get(key)), source, now))
-                    continue
-                answer = proc.validate(msg.value)
-                key = answer.key.encode()
-                step = proc.on_answer(answer, source, _load(cells.get(key)), now)
-                log.debug("cell %s: %s", step.note, answer.event_id)
-                await store(key, step)
-            except BadRecord as exc:
-                await _dead_letter(dlq, msg, exc.error_type, exc.message)
-                metrics.dead_letters.labels("detect", exc.error_type).inc()
-            except Exception as exc:  # a bug must not stop the stream; the record is kept
-                # type and place only at ERROR: an exception message may quote input (PHI)
-                log.error("detect failed on %s[%d]@%d: %s", msg.topic, msg.partition,
-                          msg.offset, type(exc).__name__)
-                log.debug("detect failure traceback", exc_info=True)
-                await _dead_letter(dlq, msg, "internal_error", f"{type(exc).__name__}: {exc}")
-                metrics.dead_letters.labels("detect", "internal_error").inc()
+            for event in events:
+                msg = event.message
+                source = (msg.topic, msg.partition, msg.offset)
+                metrics.records_in.labels("detect", msg.topic).inc()
+                try:
+                    if msg.topic == t.detect_ticks:
+                        batch.tick(msg.key or b"", source, now)
+                        continue
+                    answer = proc.validate(msg.value)
+                    step = batch.answer(answer, source, now)
+                    log.debug("cell %s: %s", step.note, answer.event_id)
+                except BadRecord as exc:
+                    await _dead_letter(dlq, msg, exc.error_type, exc.message)
+                    metrics.dead_letters.labels("detect", exc.error_type).inc()
+                except Exception as exc:  # a bug must not stop the stream; the record is kept
+                    # type and place only at ERROR: an exception message may quote input (PHI)
+                    log.error("detect failed on %s[%d]@%d: %s", msg.topic, msg.partition,
+                              msg.offset, type(exc).__name__)
+                    log.debug("detect failure traceback", exc_info=True)
+                    await _dead_letter(dlq, msg, "internal_error",
+                                       f"{type(exc).__name__}: {exc}")
+                    metrics.dead_letters.labels("detect", "internal_error").inc()
+            await flush(batch)
 
     @app.timer(interval=tick_every)
     async def settle_ticks() -> None:
@@ -122,17 +139,18 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     return proc
 
 
-def bounded(state: CellState) -> bytes:
-    """The state to write, within the changelog's record limit: the redelivery history is
-    trimmed to the last decision first; a state still too big is refused (``BadRecord``,
-    before anything is written or sent) so its input goes to the DLQ."""
+def bounded(state: CellState) -> tuple[CellState, bytes]:
+    """The state to write and its stored bytes, within the changelog's record limit: the
+    redelivery history is trimmed to the last decision first; a state still too big is
+    refused (``BadRecord``, before the batch takes the step) so its input goes to the DLQ."""
     raw = state.dumps()
     if len(raw) > limits.MAX_CELL_STATE_BYTES and len(state.history) > 1:
-        raw = replace(state, history=state.history[-1:]).dumps()
+        state = replace(state, history=state.history[-1:])
+        raw = state.dumps()
     if len(raw) > limits.MAX_CELL_STATE_BYTES:
         raise BadRecord("oversized", f"cell state of {len(raw)} bytes would exceed the limit "
                         f"of {limits.MAX_CELL_STATE_BYTES} bytes")
-    return raw
+    return state, raw
 
 
 def _watch_changelog(table: Any) -> None:
@@ -174,8 +192,3 @@ async def _dead_letter(dlq: faust.TopicT, msg: Any, error_type: str, message: st
     _watch(await dlq.send(key=msg.key, value=value, headers=headers))
     log.warning("dead-lettered %s[%d]@%d: %s", msg.topic, msg.partition, msg.offset, error_type)
 
-
-def _outcome_of(value: bytes) -> str:
-    import orjson
-
-    return str(orjson.loads(value).get("outcome", "unknown"))

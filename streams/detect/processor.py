@@ -8,17 +8,17 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from pydantic import ValidationError
 
-from schemas.chart_review import AgentAnswer, CellOutcome, JudgeJob, SourceRef, cell_key
+from schemas.chart_review import AgentAnswer, cell_key
 from schemas.skill import Skill
 from streams import limits
-from streams.detect.decide import Decision, decide, derive_id
-from streams.detect.normalize import to_json_value
+from streams.detect.decide import Decision, decide
+from streams.detect.encode import job_record, outcome_record
+from streams.detect.fastpath import PlainAnswer, fast_answer
 from streams.detect.state import (
     CellState,
     Settle,
@@ -39,6 +39,8 @@ class Emit:
     kind: str  # "job" | "outcome"
     key: bytes
     value: bytes
+    #: The outcome kind of an outcome record (for metrics without decoding ``value``).
+    label: str = ""
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,8 @@ class Step:
     changed: bool = True
 
 
-def parse_answer(raw: bytes | None) -> AgentAnswer:
+def parse_answer(raw: bytes | None) -> PlainAnswer:
+    """Decode and check one record: the strict fast path, else the model (same verdicts)."""
     if raw is None:
         raise BadRecord("invalid_json", "record has no value")
     try:
@@ -60,8 +63,11 @@ def parse_answer(raw: bytes | None) -> AgentAnswer:
         raise BadRecord("invalid_json", f"value is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise BadRecord("invalid_json", f"value is a JSON {type(data).__name__}, not an object")
+    fast = fast_answer(data)
+    if fast is not None:
+        return fast
     try:
-        return AgentAnswer.model_validate(data)
+        return PlainAnswer.from_model(AgentAnswer.model_validate(data))
     except ValidationError as exc:
         # Field locations and messages only: never echo the input values (may be PHI).
         problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
@@ -69,16 +75,12 @@ def parse_answer(raw: bytes | None) -> AgentAnswer:
         raise BadRecord("schema_error", f"AgentAnswer invalid: {problems}") from None
 
 
-def _iso(now: float) -> datetime:
-    return datetime.fromtimestamp(now, UTC)
-
-
 class DetectProcessor:
     def __init__(self, skill: Skill, cfg: Settle) -> None:
         self.skill = skill
         self.cfg = cfg
 
-    def validate(self, value: bytes | None) -> AgentAnswer:
+    def validate(self, value: bytes | None) -> PlainAnswer:
         """Parse and check one record; :class:`BadRecord` means it belongs in the DLQ."""
         size = len(value or b"")
         if size > limits.MAX_ANSWER_BYTES:
@@ -92,9 +94,10 @@ class DetectProcessor:
             raise BadRecord("unknown_criterion", self.skill.unavailable_reason(answer.field_id))
         return answer
 
-    def on_answer(self, answer: AgentAnswer, source: Source, state: CellState | None,
+    def on_answer(self, answer: PlainAnswer, source: Source, state: CellState | None,
                   now: float) -> Step:
-        applied = apply_answer(state, answer, source, now, self.cfg)
+        # PlainAnswer carries every attribute of AgentAnswer that the state machine reads.
+        applied = apply_answer(state, cast(AgentAnswer, answer), source, now, self.cfg)
         if applied.note == "redelivered":
             outputs = applied.state.outputs_for(source) or ()
             return Step(applied.state, self._emits(outputs), "redelivered", changed=False)
@@ -116,12 +119,13 @@ class DetectProcessor:
 
     def _decide(self, state: CellState, source: Source, now: float, *, by_timeout: bool,
                 note: str) -> Step:
-        answers = state.answer_models()
+        answers = [PlainAnswer.from_stored(a) for a in state.answers.values()]
         first = answers[0]
         criterion = self.skill.criterion(first.field_id)
         assert criterion is not None  # checked on entry
-        decision = decide(answers, criterion.answer_schema, self.cfg.agents_for(first.task_id),
-                          self.cfg.low_confidence_threshold)
+        # decide reads the AgentAnswer attributes that PlainAnswer carries.
+        decision = decide(cast(list[AgentAnswer], answers), criterion.answer_schema,
+                          self.cfg.agents_for(first.task_id), self.cfg.low_confidence_threshold)
         if decision.inputs_id == state.last_inputs_id:
             return Step(state, (), "unchanged")
         outputs = self._outputs(decision, source, now, by_timeout)
@@ -130,27 +134,11 @@ class DetectProcessor:
 
     def _outputs(self, d: Decision, source: Source, now: float,
                  by_timeout: bool) -> tuple[dict[str, Any], ...]:
-        a0 = d.answers[0].answer
-        ids = {"task_id": a0.task_id, "patient_id": a0.patient_id, "field_id": a0.field_id}
         out: list[dict[str, Any]] = []
         job_id = d.job_id
         if d.job_kind is not None and job_id is not None:
-            job = JudgeJob(
-                job_id=job_id, kind=d.job_kind, **ids,
-                answers=tuple(n.answer for n in d.answers),
-                normalized=tuple(to_json_value(n.canonical) for n in d.answers),
-                reasons=d.reasons, detected_at=_iso(now),
-                source=SourceRef(topic=source[0], partition=source[1], offset=source[2]),
-                missing_agents=d.missing_agents, kinds_applicable=d.kinds_applicable,
-            )
-            out.append({"kind": "job", "record": job.model_dump(mode="json")})
-        outcome = CellOutcome(
-            outcome_id=derive_id("outcome", d.inputs_id), outcome=d.outcome, **ids,
-            agents=tuple(n.answer.agent_id for n in d.answers), missing_agents=d.missing_agents,
-            job_id=job_id, job_kind=d.job_kind, reasons=d.reasons, decided_at=_iso(now),
-            settled_by_timeout=by_timeout,
-        )
-        out.append({"kind": "outcome", "record": outcome.model_dump(mode="json")})
+            out.append({"kind": "job", "record": job_record(d, job_id, source, now)})
+        out.append({"kind": "outcome", "record": outcome_record(d, job_id, now, by_timeout)})
         return tuple(out)
 
     @staticmethod
@@ -159,5 +147,5 @@ class DetectProcessor:
         for item in outputs:
             rec = item["record"]
             key = cell_key(rec["task_id"], rec["patient_id"], rec["field_id"]).encode()
-            emits.append(Emit(item["kind"], key, orjson.dumps(rec)))
+            emits.append(Emit(item["kind"], key, orjson.dumps(rec), rec.get("outcome", "")))
         return tuple(emits)

@@ -26,6 +26,10 @@ def run_worker(settings: Settings) -> int:
     if settings.kafka.evict_dead_members:
         asyncio.run(evict_dead_members(settings.kafka.bootstrap_servers, settings.groups.detect))
     partitions = counts[settings.topics.agent_answers]
+    warning = partition_warning(settings.topics.agent_answers, partitions,
+                                settings.kafka.partitions)
+    if warning:
+        log.warning("%s", warning)
     metrics = Metrics.create()
     metrics.serve(settings.metrics_port, settings.metrics_host)
     (settings.state_dir / settings.groups.detect).mkdir(parents=True, exist_ok=True)
@@ -37,6 +41,17 @@ def run_worker(settings: Settings) -> int:
     worker = QuietWorker(app, loglevel=settings.log_level, quiet=True)
     worker.execute_from_commandline()
     return 0
+
+
+def partition_warning(topic: str, found: int, expected: int) -> str | None:
+    """What to tell the operator when the input topic has fewer partitions than configured
+    (e.g. it was auto-created by a producer with the broker's default of one)."""
+    if found >= expected:
+        return None
+    return (f"input topic {topic} has {found} partition(s), fewer than the {expected} this "
+            f"worker expects (kafka.partitions): at most {found} detect worker(s) can share "
+            f"the work, so scale-out is capped; to fix, add partitions to {topic} (and "
+            f"recreate the ticks topic) before the first cell is stored")
 
 
 class QuietWorker(faust.Worker):

@@ -27,7 +27,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from schemas.skill import load_skill
 from streams.settings import Settings, TopicSettings
-from streams.topics import assign_all
+from streams.topics import assign_all, send_all
 from tools.subproc import WorkerProcess
 
 log = logging.getLogger(__name__)
@@ -65,8 +65,10 @@ def synthetic_answers(settings: Settings, n: int, seed: int = 7) -> list[tuple[b
     return out
 
 
-async def output_span(bootstrap: str, topic: str, expected: int, timeout: float) -> float:
-    """Seconds between the first and the ``expected``-th record's broker timestamp."""
+async def output_span(bootstrap: str, topic: str, expected: int, timeout: float,
+                      skip: int = 0) -> float:
+    """Seconds between the ``skip``-th and the ``expected``-th record's broker timestamp
+    (``skip`` leaves out warm-up outputs)."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
     await consumer.start()
     stamps: list[int] = []
@@ -84,7 +86,7 @@ async def output_span(bootstrap: str, topic: str, expected: int, timeout: float)
     finally:
         await consumer.stop()
     stamps.sort()
-    return max((stamps[expected - 1] - stamps[0]) / 1000.0, 1e-3)
+    return max((stamps[expected - 1] - stamps[skip]) / 1000.0, 1e-3)
 
 
 async def passthrough(settings: Settings, source: str, sink: str, n: int) -> BenchResult:
@@ -113,19 +115,44 @@ async def passthrough(settings: Settings, source: str, sink: str, n: int) -> Ben
 
 def run_worker_until(settings: Settings, n: int, outputs_topic: str, timeout: float,
                      module_args: Sequence[str] | None = None,
-                     outputs: int | None = None) -> BenchResult:
-    """Run a worker process (default ``judgeflow worker detect``) until ``outputs`` records
-    (default n/2 cell outcomes) are on ``outputs_topic``; measure their span."""
-    log_file = Path(tempfile.mkdtemp(prefix="judgeflow-bench-")) / "worker.log"
-    with WorkerProcess("detect", settings, log_file, module_args=module_args) as proc:
-        try:
-            span = asyncio.run(output_span(settings.kafka.bootstrap_servers, outputs_topic,
-                                           outputs or n // 2, timeout))
-        except TimeoutError as exc:
-            raise RuntimeError(f"{exc}; worker log: {log_file}") from None
-        finally:
+                     outputs: int | None = None, *, processes: int = 1,
+                     live: Sequence[tuple[bytes, bytes]] = (),
+                     warm_outputs: int = 0) -> BenchResult:
+    """Run ``processes`` worker processes (default ``judgeflow worker detect``) until
+    ``outputs`` records (default n/2 cell outcomes) are on ``outputs_topic``; measure their
+    span. ``live``: records produced only once the workers run (live arrival); the first
+    cell is sent alone and waited for (the workers have joined), and its ``warm_outputs``
+    outputs are left out of the span."""
+    log_dir = Path(tempfile.mkdtemp(prefix="judgeflow-bench-"))
+    bs = settings.kafka.bootstrap_servers
+    procs = [WorkerProcess("detect", settings, log_dir / f"worker{i}.log",
+                           module_args=module_args) for i in range(processes)]
+    try:
+        if live:
+            asyncio.run(send_all(bs, settings.topics.agent_answers, live[:2]))
+            asyncio.run(output_span(bs, outputs_topic, warm_outputs, timeout))
+            asyncio.run(send_all(bs, settings.topics.agent_answers, live[2:]))
+        span = asyncio.run(output_span(bs, outputs_topic, outputs or n // 2, timeout,
+                                       skip=warm_outputs))
+    except TimeoutError as exc:
+        raise RuntimeError(f"{exc}; worker logs: {log_dir}") from None
+    finally:
+        for proc in procs:
             proc.stop()
     return BenchResult(n, span)
+
+
+async def create_topic(bootstrap: str, name: str, partitions: int) -> None:
+    """Create one topic the way a producer's auto-creation would (before any worker)."""
+    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        await admin.create_topics([NewTopic(name=name, num_partitions=partitions,
+                                            replication_factor=1)])
+    finally:
+        await admin.close()
 
 
 def bench_topics(tag: str) -> TopicSettings:

@@ -28,3 +28,12 @@ def test_failed_output_exits_before_commit(monkeypatch: pytest.MonkeyPatch, outc
     finally:
         loop.close()
     assert codes == ([agent.EXIT_UNPUBLISHED] if exits else [])
+
+
+def test_fewer_input_partitions_than_configured_is_reported() -> None:
+    from streams.detect.run import partition_warning
+
+    assert partition_warning("answers", 4, 4) is None
+    assert partition_warning("answers", 8, 4) is None
+    text = partition_warning("answers", 1, 4)
+    assert text is not None and "answers has 1 partition(s)" in text and "4" in text

@@ -1,0 +1,58 @@
+"""Job and outcome records built as plain JSON objects, field for field what
+``JudgeJob.model_dump(mode="json")`` and ``CellOutcome.model_dump(mode="json")`` give (same
+keys, same order, same values), without building the models. The differential tests
+compare both byte for byte; ``tests/contract`` validates the records against the models.
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from streams.detect.decide import Decision, derive_id
+from streams.detect.fastpath import iso_json
+from streams.detect.normalize import to_json_value
+
+Source = tuple[str, int, int]
+
+
+def stamp(now: float) -> str:
+    return iso_json(datetime.fromtimestamp(now, UTC))
+
+
+def _ids(d: Decision) -> tuple[str, str, str]:
+    a0 = d.answers[0].answer
+    return a0.task_id, a0.patient_id, a0.field_id
+
+
+def job_record(d: Decision, job_id: str, source: Source, now: float) -> dict[str, Any]:
+    task_id, patient_id, field_id = _ids(d)
+    return {
+        "job_id": job_id, "kind": d.job_kind, "task_id": task_id, "patient_id": patient_id,
+        "field_id": field_id,
+        "answers": [n.answer.model_dump(mode="json") for n in d.answers],
+        "normalized": [_plain(to_json_value(n.canonical)) for n in d.answers],
+        "reasons": list(d.reasons), "detected_at": stamp(now),
+        "source": {"topic": source[0], "partition": source[1], "offset": source[2]},
+        "missing_agents": list(d.missing_agents), "kinds_applicable": list(d.kinds_applicable),
+    }
+
+
+def outcome_record(d: Decision, job_id: str | None, now: float,
+                   by_timeout: bool) -> dict[str, Any]:
+    task_id, patient_id, field_id = _ids(d)
+    return {
+        "outcome_id": derive_id("outcome", d.inputs_id), "outcome": d.outcome,
+        "task_id": task_id, "patient_id": patient_id, "field_id": field_id,
+        "agents": [n.answer.agent_id for n in d.answers],
+        "missing_agents": list(d.missing_agents), "job_id": job_id, "job_kind": d.job_kind,
+        "reasons": list(d.reasons), "decided_at": stamp(now),
+        "settled_by_timeout": by_timeout,
+    }
+
+
+def _plain(value: Any) -> Any:
+    """JSON mode turns tuples into lists at any depth."""
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value

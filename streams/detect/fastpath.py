@@ -1,0 +1,157 @@
+"""Input validation without pydantic for the canonical record shape.
+
+:func:`fast_answer` accepts an ``AgentAnswer`` only when it can prove that the model would
+accept it *and* dump it (``model_dump(mode="json")``) to exactly the same JSON; for anything
+else it returns ``None`` and the caller validates with the model, so acceptance and error
+messages stay the model's. :class:`PlainAnswer` is what the hot path passes around: the
+attributes ``decide`` and the state machine read, plus the answer's JSON form (as stored in
+the cell and copied into jobs).
+
+The accepted shape is tied to the model: :data:`ENABLED` is false (every record takes the
+model path) when ``AgentAnswer``'s JSON schema is not the one this module was written for.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from datetime import datetime, timedelta
+from typing import Any
+
+import orjson
+
+from schemas.base import _SAFE_ID
+from schemas.chart_review import AgentAnswer, cell_key
+
+_FIELDS = ("schema_version", "event_id", "run_id", "task_id", "patient_id", "field_id",
+           "agent_id", "answer", "evidence", "rationale", "confidence",
+           "low_confidence_reason", "emitted_at")
+_FIELD_SET = frozenset(_FIELDS)
+_REQUIRED = ("event_id", "run_id", "task_id", "patient_id", "field_id", "agent_id",
+             "emitted_at")
+_LABELS = frozenset(("low", "medium", "high"))
+#: ``YYYY-MM-DDTHH:MM:SS[.ffffff](Z|+HH:MM|-HH:MM)``: the spellings whose pydantic dump is known.
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)")
+#: sha256 of ``AgentAnswer.model_json_schema()`` this module mirrors (see module docstring).
+SCHEMA_SHA = "d4bff6df5520e61f957600b05061728dbc49a9f9c74d6890ad92333f18683109"
+
+
+def schema_sha() -> str:
+    schema = AgentAnswer.model_json_schema()
+    return hashlib.sha256(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)).hexdigest()
+
+
+ENABLED = schema_sha() == SCHEMA_SHA
+
+
+class PlainAnswer:
+    """An accepted answer as plain data; duck-types the parts of ``AgentAnswer`` we read."""
+
+    __slots__ = ("agent_id", "answer", "confidence", "emitted_at", "event_id", "field_id",
+                 "json", "patient_id", "run_id", "task_id")
+
+    def __init__(self, json: dict[str, Any], emitted_at: datetime) -> None:
+        self.json = json
+        self.event_id: str = json["event_id"]
+        self.run_id: str = json["run_id"]
+        self.task_id: str = json["task_id"]
+        self.patient_id: str = json["patient_id"]
+        self.field_id: str = json["field_id"]
+        self.agent_id: str = json["agent_id"]
+        self.answer: Any = json["answer"]
+        self.confidence: str | float = json["confidence"]
+        self.emitted_at = emitted_at
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.task_id, self.patient_id, self.field_id)
+
+    def model_dump(self, mode: str = "json") -> dict[str, Any]:
+        return self.json
+
+    @classmethod
+    def from_model(cls, model: AgentAnswer) -> PlainAnswer:
+        return cls(model.model_dump(mode="json"), model.emitted_at)
+
+    @classmethod
+    def from_stored(cls, json: dict[str, Any]) -> PlainAnswer:
+        """A stored answer (validated when it arrived, dumped by us): no re-validation."""
+        return cls(json, datetime.fromisoformat(json["emitted_at"]))
+
+
+def _safe_id(v: Any) -> bool:
+    return type(v) is str and _SAFE_ID.fullmatch(v) is not None and ".." not in v
+
+
+def _text_id(v: Any) -> bool:
+    return type(v) is str and 1 <= len(v) <= 200 and v.isascii()
+
+
+def iso_json(at: datetime) -> str:
+    """A timezone-aware datetime as pydantic's JSON mode writes it."""
+    text = at.isoformat()
+    if at.utcoffset() == timedelta(0):
+        text = text[:-6] + "Z"
+    return text
+
+
+_EVIDENCE_KEYS = frozenset(("note_id", "quote", "offsets"))
+
+
+def _evidence(items: list[Any]) -> list[dict[str, Any]] | None:
+    """Evidence items as the model dumps them, or None (ask the model)."""
+    out = []
+    for item in items:
+        if type(item) is not dict or not item.keys() <= _EVIDENCE_KEYS:
+            return None
+        note, quote, offsets = item.get("note_id"), item.get("quote"), item.get("offsets")
+        if not _safe_id(note) or type(quote) is not str:
+            return None
+        if offsets is not None:
+            if (type(offsets) is not list or len(offsets) != 2 or type(offsets[0]) is not int
+                    or type(offsets[1]) is not int or not 0 <= offsets[0] <= offsets[1]):
+                return None
+            offsets = [offsets[0], offsets[1]]
+        out.append({"note_id": note, "quote": quote, "offsets": offsets})
+    return out
+
+
+def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
+    """``data`` (a decoded JSON object) as a PlainAnswer, or None: ask the model."""
+    if not ENABLED or not data.keys() <= _FIELD_SET:
+        return None
+    for name in _REQUIRED:
+        if name not in data:
+            return None
+    if not (_text_id(data["event_id"]) and _text_id(data["run_id"]) and _safe_id(
+            data["task_id"]) and _safe_id(data["patient_id"]) and _safe_id(
+            data["field_id"]) and _safe_id(data["agent_id"])):
+        return None
+    version = data.get("schema_version", 1)
+    evidence = data.get("evidence", [])
+    rationale = data.get("rationale", "")
+    confidence = data.get("confidence", "medium")
+    reason = data.get("low_confidence_reason")
+    stamp = data["emitted_at"]
+    if (type(version) is not int or type(evidence) is not list
+            or type(rationale) is not str or (reason is not None and type(reason) is not str)):
+        return None
+    quotes = _evidence(evidence)
+    if quotes is None:
+        return None
+    if not ((type(confidence) is str and confidence in _LABELS)
+            or (type(confidence) is float and 0.0 <= confidence <= 1.0)):
+        return None
+    if type(stamp) is not str or _STAMP.fullmatch(stamp) is None:
+        return None
+    try:
+        at = datetime.fromisoformat(stamp)
+    except ValueError:
+        return None
+    json = {"schema_version": version, "event_id": data["event_id"], "run_id": data["run_id"],
+            "task_id": data["task_id"], "patient_id": data["patient_id"],
+            "field_id": data["field_id"], "agent_id": data["agent_id"],
+            "answer": data.get("answer"), "evidence": quotes, "rationale": rationale,
+            "confidence": confidence, "low_confidence_reason": reason,
+            "emitted_at": iso_json(at)}
+    return PlainAnswer(json, at)
