@@ -92,10 +92,12 @@ class Budget:
         The call's own expected output leaves the in-flight total first, since the server
         has charged its real output by now."""
         held = _IN_FLIGHT.get(None)
-        if held:
-            self.pacer.release(held.pop())
+        used = None
         if input_tokens is not None and output_tokens is not None:
+            used = Cost(1, input_tokens, output_tokens)
             self.pacer.learn(input_tokens, output_tokens)
+        if held:
+            self.pacer.release(held.pop(), used)
         if headers is not None:
             self.pacer.observe(headers)
 

@@ -17,6 +17,8 @@ completion, so the output level also subtracts what our requests still in flight
 expected to produce. A request is sent only when, after its expected cost, every bucket
 keeps ``reserve`` of its capacity: we slow down *before* the server answers 429, and a
 steady worker runs at the refill rate (a reserve costs only part of the first burst).
+Between headers the buckets follow our own spending: the expected cost is taken at send,
+and the difference to the real cost (the answer's usage) is credited back at the end.
 """
 
 from __future__ import annotations
@@ -89,6 +91,8 @@ class Pacer:
         self.buckets = {"requests": Bucket(requests_per_minute / minute_seconds, cap, cap,
                                            clock())}
         self.from_headers = False
+        #: dimensions whose bucket comes from the server's headers
+        self.synced: set[str] = set()
         self.inflight_output = 0.0
         #: learned per-request input (uncached + cache writes) and output tokens.
         self.learned: dict[str, float] = {}
@@ -119,9 +123,16 @@ class Pacer:
         self.buckets = {d: b.spend(cost.of(d), now) for d, b in self.buckets.items()}
         self.inflight_output += cost.output_tokens
 
-    def release(self, cost: Cost) -> None:
-        """The request of ``cost`` is over (answered or failed)."""
+    def release(self, cost: Cost, actual: Cost | None = None) -> None:
+        """The request planned at ``cost`` is over. ``actual``: what it really cost (an
+        answer's usage), credited back as the difference; None (no answer): it produced no
+        output, and its request and input are assumed charged."""
         self.inflight_output = max(0.0, self.inflight_output - cost.output_tokens)
+        now = self.clock()
+        real = actual or Cost(cost.requests, cost.input_tokens, 0.0)
+        for dim, b in self.buckets.items():
+            if dim in self.synced and (extra := cost.of(dim) - real.of(dim)):
+                self.buckets[dim] = b.spend(-extra, now)
 
     def learn(self, input_tokens: int, output_tokens: int) -> None:
         for dim, seen in (("input-tokens", input_tokens), ("output-tokens", output_tokens)):
@@ -130,18 +141,24 @@ class Pacer:
                 old + self.learn_rate * (seen - old))
 
     def observe(self, headers: Mapping[str, str]) -> bool:
-        """Re-sync the buckets from one answer's headers; False when it had none."""
+        """Re-sync the buckets from one answer's headers; False when it had none. A bucket
+        never becomes fuller than our own account of it: the headers may predate requests
+        we sent while they travelled (the server's lower count wins: another client of the
+        same organisation, or a cost we under-estimated)."""
         readings = read_headers(headers)
         if not readings:
             return False
         now = self.clock()
         for dim, (limit, remaining) in readings.items():
-            pending = self.inflight_output if dim == "output-tokens" else 0.0
-            self.buckets[dim] = Bucket(limit / self.minute, float(limit),
-                                       remaining - pending, now)
+            level = remaining - (self.inflight_output if dim == "output-tokens" else 0.0)
+            old = self.buckets.get(dim)
+            if dim in self.synced and old is not None and old.capacity == limit:
+                level = min(level, old.level_at(now))
+            self.buckets[dim] = Bucket(limit / self.minute, float(limit), level, now)
+            self.synced.add(dim)
         self.from_headers = True
         return True
 
     def limits(self) -> dict[str, float]:
         """Per-minute limit of each known dimension (for logs and the benchmark)."""
-        return {d: b.rate * self.minute for d, b in self.buckets.items()}
+        return {d: round(b.rate * self.minute, 6) for d, b in self.buckets.items()}

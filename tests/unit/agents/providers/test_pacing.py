@@ -107,9 +107,24 @@ def test_output_in_flight_is_subtracted_until_its_answer_is_seen() -> None:
     p.take(cost)
     p.observe(headers((1000, 1000), None, (6_000, 6_000)))  # the server charged neither yet
     assert p.buckets["output-tokens"].level == 4_000
-    p.release(cost)  # one answer arrived; its real output is in the next headers
+    p.release(cost, Cost(1, 0, 800))  # one answer: 800, not 1,000, charged at its end
+    assert p.buckets["output-tokens"].level == 4_200
     p.observe(headers((1000, 1000), None, (6_000, 5_200)))
     assert p.buckets["output-tokens"].level == 4_200
+
+
+def test_headers_never_make_a_bucket_fuller_than_our_own_account() -> None:
+    clock = Clock()
+    p = Pacer(50, clock=clock)
+    p.observe(headers((60, 60)))
+    for _ in range(10):
+        p.take(Cost())
+    # an answer whose headers were written before the last requests arrived
+    p.observe(headers((60, 55)))
+    assert p.buckets["requests"].level == 50
+    # another client of the organisation spent more than we know of: the server wins
+    p.observe(headers((60, 20)))
+    assert p.buckets["requests"].level == 20
 
 
 def test_learned_costs_replace_the_first_estimate() -> None:
