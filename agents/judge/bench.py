@@ -319,7 +319,8 @@ def _tier_phase(configured: Settings, s: Settings, args: argparse.Namespace) -> 
             statuses["dead-lettered"] = phase.dead_lettered
         share = cache_served_share([r["usage"] for r in phase.results])
         print(f" {title}:")
-        for line in bench_tier.report(use, cells, end - start, dict(statuses), share,
+        for line in bench_tier.report(use, len(phase.results), end - start, dict(statuses),
+                                      share,
                                       st.llm.model, model_entry(st.llm).min_cache_tokens,
                                       tier=not is_blind):
             print(line, flush=True)

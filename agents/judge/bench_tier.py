@@ -94,7 +94,7 @@ def report(use: TierUse, cells: int, seconds: float, statuses: dict[str, int],
                      f"{100 * use.share(dim):3.0f}%{mark}")
     lines += [f"  share of the tier used: {100 * use.share(b):.0f}% ({b}; goal >= 90%), "
               f"429s received: {use.refusals} (goal 0)",
-              f"  {cells} cells in {seconds:.1f}s = {cells / seconds:.1f} cells/s, results: "
+              f"  {cells} cells judged in {seconds:.1f}s = {cells / seconds:.1f} cells/s; results: "
               + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())),
               f"  prompt cache ({model}, caches prefixes >= {minimum} tokens, cold start): "
               f"{100 * cache_share:.0f}% of input tokens served from the cache (goal >= 60%)"]
