@@ -99,7 +99,10 @@ class Budget:
         if held:
             self.pacer.release(held.pop(), used)
         if headers is not None:
-            self.pacer.observe(headers)
+            before = self.pacer.limits()
+            if self.pacer.observe(headers) and self.pacer.limits() != before:
+                log.info("API tier from the rate-limit headers (per minute): %s", ", ".join(
+                    f"{d} {v:,.0f}" for d, v in self.pacer.limits().items()))
 
 
 async def call_with_retries(budget: Budget, call: Callable[[float], Awaitable[T]],

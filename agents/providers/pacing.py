@@ -19,6 +19,9 @@ keeps ``reserve`` of its capacity: we slow down *before* the server answers 429,
 steady worker runs at the refill rate (a reserve costs only part of the first burst).
 Between headers the buckets follow our own spending: the expected cost is taken at send,
 and the difference to the real cost (the answer's usage) is credited back at the end.
+Only the first headers of a dimension are taken as they are: if they predate requests
+already sent (a burst with answers faster than the sends), the reserve and one 429's
+``retry-after`` absorb the difference.
 """
 
 from __future__ import annotations

@@ -49,7 +49,8 @@ async def test_headers_of_answers_and_errors_reach_the_pacer() -> None:
 
 async def test_a_tight_tier_is_paced_without_429() -> None:
     tier = Tier(rpm=30, itpm=10**6, otpm=10**6, minute_seconds=1.0)  # 30 requests a second
-    with FakeAnthropic(tier=tier) as fake:
+    # some latency, as on the API: the first burst has arrived before the first answer
+    with FakeAnthropic(tier=tier, latency=0.05) as fake:
         p = make(fake, 1.0, concurrency=8)
         try:
             started = time.monotonic()
