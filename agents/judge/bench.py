@@ -34,7 +34,6 @@ import logging
 import subprocess
 import sys
 import uuid
-from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -145,7 +144,7 @@ class Phase:
         return min(starts), max(ends)
 
 
-async def _phase(settings: Settings, url: str, jobs: list[JudgeJob], timeout: float,
+async def run_phase(settings: Settings, url: str, jobs: list[JudgeJob], timeout: float,
                  minute_seconds: float = 60.0, blind: bool = False) -> Phase:
     """Judge ``jobs`` with a fresh worker. ``blind``: the pacer ignores rate-limit headers
     (the baseline: only the concurrency cap and retry-after after a 429)."""
@@ -261,7 +260,7 @@ def run_bench(settings: Settings, args: argparse.Namespace) -> int:
         if n > 0:
             _latency_phases(s, max(2, n), latency, conc, slow_s)
         if args.tier_cells > 0:
-            _tier_phase(settings, s, args)
+            bench_tier.run(settings, s, args)
     finally:
         if broker is not None:
             broker.stop()
@@ -275,55 +274,16 @@ def _latency_phases(s: Settings, n: int, latency: float, conc: int, slow_s: floa
           f"{latency:g}s -> ideal {ideal:.1f} cells/s (no tier limit)", flush=True)
     with fake_server(latency, slow_s) as fake:
         jobs = bench_jobs(s, n, slow=False)
-        uniform = asyncio.run(_phase(s, fake.url, jobs, timeout))
+        uniform = asyncio.run(run_phase(s, fake.url, jobs, timeout))
         start, end = uniform.span()
         rate = n / (end - start)
         print(f"  uniform latency: {rate:.1f} cells/s ({n} in {end - start:.2f}s) = "
               f"{100 * rate / ideal:.0f}% of ideal (goal >= 90%)", flush=True)
         slow_jobs = bench_jobs(s, n, slow=True)
-        slow = asyncio.run(_phase(s, fake.url, slow_jobs, timeout))
+        slow = asyncio.run(run_phase(s, fake.url, slow_jobs, timeout))
     _report_slow(slow, slow_jobs[0].job_id, slow_s, conc, latency)
     calls = sum(r["usage"]["llm_calls"] for r in uniform.results) / n
     print(f"  LLM calls per judged cell: {calls:.2f}", flush=True)
-
-
-def _tier_phase(configured: Settings, s: Settings, args: argparse.Namespace) -> None:
-    """The worker starts from the configured requests_per_minute, as in production, and
-    then follows the fake's headers. The baseline, on a fresh fake with the same tier,
-    ignores the headers: only the concurrency cap and retry-after after each 429."""
-    n, conc = args.tier_cells, args.tier_concurrency
-    llm = s.llm.model_copy(update={"concurrency": conc, "requests_per_minute":
-                                   configured.llm.requests_per_minute})
-    st = s.model_copy(update={"llm": llm})
-    print(f"judge bench, tier phase: {n} cells, concurrency {conc}, fake latency "
-          f"{args.latency:g}s (without the tier: {conc / args.latency:.0f} cells/s)",
-          flush=True)
-    runs = [("paced by the headers", False, n, st)]
-    if args.baseline_cells > 0:
-        blind = st.model_copy(update={"llm": llm.model_copy(update={
-            "requests_per_minute": 1_000_000})})
-        runs.append(("baseline, headers ignored", True, args.baseline_cells, blind))
-    for title, is_blind, cells, settings in runs:
-        # the baseline's 429s and dead letters are the point; counted below, not logged
-        for name in ("agents", "streams"):
-            logging.getLogger(name).setLevel(logging.ERROR if is_blind else logging.WARNING)
-        with fake_server(args.latency, args.latency, bench_tier.fake_args(args)) as fake:
-            jobs = bench_jobs(settings, cells, slow=False)
-            timeout = 120 + 4 * cells * args.latency / conc
-            phase = asyncio.run(_phase(settings, fake.url, jobs, timeout, args.minute_seconds,
-                                       blind=is_blind))
-        start, end = phase.span()
-        use = bench_tier.TierUse.from_stats(fake.stats)
-        statuses = Counter(str(r["status"]) for r in phase.results)
-        if phase.dead_lettered:
-            statuses["dead-lettered"] = phase.dead_lettered
-        share = cache_served_share([r["usage"] for r in phase.results])
-        print(f" {title}:")
-        for line in bench_tier.report(use, len(phase.results), end - start, dict(statuses),
-                                      share,
-                                      st.llm.model, model_entry(st.llm).min_cache_tokens,
-                                      tier=not is_blind):
-            print(line, flush=True)
 
 
 def _report_slow(phase: Phase, slow_job: str, slow_s: float, conc: int, latency: float) -> None:

@@ -10,14 +10,20 @@ Share of the tier, per dimension: what the fake admitted over what the tier allo
 same span, that is the full bucket at the start plus the refill from the first admitted
 request to the last: ``spent / (limit + limit * span / minute_seconds)``. The dimension
 with the highest share is the one that binds; goal >= 90 % with no 429 (the fake counts
-what it refused). Pure apart from printing.
+what it refused). The arithmetic is pure; :func:`run` runs the phase.
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
+import logging
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
+
+from agents.providers.factory import model_entry
+from streams.settings import Settings
 
 DIMENSIONS = {"requests": "rpm", "input-tokens": "itpm", "output-tokens": "otpm"}
 
@@ -99,3 +105,44 @@ def report(use: TierUse, cells: int, seconds: float, statuses: dict[str, int],
               f"  prompt cache ({model}, caches prefixes >= {minimum} tokens, cold start): "
               f"{100 * cache_share:.0f}% of input tokens served from the cache (goal >= 60%)"]
     return lines
+
+
+def run(configured: Settings, s: Settings, args: argparse.Namespace) -> None:
+    """The worker starts from the configured requests_per_minute, as in production, and
+    then follows the fake's headers. The baseline, on a fresh fake with the same tier,
+    ignores the headers: only the concurrency cap and retry-after after each 429."""
+    from agents.judge.bench import bench_jobs, cache_served_share, fake_server, run_phase
+
+    n, conc = args.tier_cells, args.tier_concurrency
+    llm = s.llm.model_copy(update={"concurrency": conc, "requests_per_minute":
+                                   configured.llm.requests_per_minute})
+    st = s.model_copy(update={"llm": llm})
+    print(f"judge bench, tier phase: {n} cells, concurrency {conc}, fake latency "
+          f"{args.latency:g}s (without the tier: {conc / args.latency:.0f} cells/s)",
+          flush=True)
+    runs = [("paced by the headers", False, n, st)]
+    if args.baseline_cells > 0:
+        blind = st.model_copy(update={"llm": llm.model_copy(update={
+            "requests_per_minute": 1_000_000})})
+        runs.append(("baseline, headers ignored", True, args.baseline_cells, blind))
+    for title, is_blind, cells, settings in runs:
+        # the baseline's 429s and dead letters are the point; counted below, not logged
+        for name in ("agents", "streams"):
+            logging.getLogger(name).setLevel(logging.ERROR if is_blind else logging.WARNING)
+        with fake_server(args.latency, args.latency, fake_args(args)) as fake:
+            jobs = bench_jobs(settings, cells, slow=False)
+            timeout = 120 + 4 * cells * args.latency / conc
+            phase = asyncio.run(run_phase(settings, fake.url, jobs, timeout, args.minute_seconds,
+                                       blind=is_blind))
+        start, end = phase.span()
+        use = TierUse.from_stats(fake.stats)
+        statuses = Counter(str(r["status"]) for r in phase.results)
+        if phase.dead_lettered:
+            statuses["dead-lettered"] = phase.dead_lettered
+        share = cache_served_share([r["usage"] for r in phase.results])
+        print(f" {title}:")
+        for line in report(use, len(phase.results), end - start, dict(statuses),
+                                      share,
+                                      st.llm.model, model_entry(st.llm).min_cache_tokens,
+                                      tier=not is_blind):
+            print(line, flush=True)
