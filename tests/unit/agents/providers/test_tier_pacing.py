@@ -13,8 +13,8 @@ from agents.providers.anthropic import AnthropicProvider
 from agents.providers.base import LLMRequest, SystemBlock
 from agents.providers.limits import Budget, RetryPolicy
 from streams.settings import LLMSettings
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
-from tests.fakes.fake_tier import Tier
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
+from tools.fakes.fake_tier import Tier
 
 REQUEST = LLMRequest(system=(SystemBlock("rules"),),
                      messages=({"role": "user", "content": "the case"},), max_tokens=300)
