@@ -4,11 +4,11 @@
 from __future__ import annotations
 
 from agents.context.charts import ChartStore
-from tools.bench.judge import bench_jobs, judge_requests
-from tools.bench.judge_fake import analysis, case_of
 from agents.judge.validate import NEEDS_REVIEW, validate_analysis
 from schemas.skill import load_skill
 from streams.settings import Settings
+from tools.bench.judge import bench_jobs, judge_requests
+from tools.bench.judge_fake import analysis, case_of
 
 
 def test_every_bench_answer_is_accepted_without_review() -> None:

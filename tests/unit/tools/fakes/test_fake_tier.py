@@ -6,9 +6,9 @@ from datetime import datetime
 
 import pytest
 
+from tests.unit.tools.fakes.test_fake_anthropic import call, msg
 from tools.fakes.fake_anthropic import FakeAnthropic
 from tools.fakes.fake_tier import Buckets, Tier, retry_after
-from tests.unit.tools.fakes.test_fake_anthropic import call, msg
 
 TIER = Tier(rpm=60, itpm=6_000, otpm=600, minute_seconds=60.0)
 
