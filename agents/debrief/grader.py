@@ -14,7 +14,6 @@ Offline path: the deterministic checklist grader. Both paths go through ``valida
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass, replace
@@ -24,10 +23,12 @@ from pydantic import ValidationError
 
 from agents.debrief import offline, validate
 from agents.debrief.autorubric import rubric_for
-from agents.debrief.prompt import PROMPT_VERSION, build_request, repair_request
+from agents.debrief.prompt import build_request, repair_request
+from agents.debrief.versioning import debrief_version
 from agents.errors import InvalidOutput, LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd, is_offline
+from agents.versioning import result_id
 from schemas.chart_review import Usage, ValidationProblem
 from schemas.medkit import (
     LEGACY_TOOL_NAMES,
@@ -43,12 +44,9 @@ from streams.settings import Settings
 
 log = logging.getLogger(__name__)
 
-OFFLINE_PROMPT_VERSION = f"debrief-offline-{offline.MODEL}"
-
-
 def evaluation_id(request_id: str, prompt_version: str) -> str:
     """Deterministic: a redelivered or replayed request gets the same id."""
-    return hashlib.sha256(f"{request_id}|{prompt_version}".encode()).hexdigest()[:32]
+    return result_id(request_id, prompt_version)
 
 
 def validation_summary(exc: ValidationError, limit: int = 6) -> str:
@@ -72,7 +70,7 @@ class DebriefGrader:
         self.provider = provider
         self.metrics = metrics
         self.offline = is_offline(provider)
-        self.prompt_version = OFFLINE_PROMPT_VERSION if self.offline else PROMPT_VERSION
+        self.prompt_version = debrief_version(settings, provider.name, provider.model)
 
     def evaluation_id(self, request_id: str) -> str:
         return evaluation_id(request_id, self.prompt_version)

@@ -34,7 +34,7 @@ from agents.judge.parse import parse_response
 from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_request
 from agents.judge.typedrift import type_drift_analysis
 from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
-from agents.judge.versioning import prompt_version, result_id
+from agents.judge.versioning import prompt_version, result_id, typedrift_version
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd, is_offline
 from agents.transient import LLMUnavailable, is_transient
@@ -85,8 +85,33 @@ class Judge:
         #: the model's minimum cacheable prefix (breakpoints only where a prefix clears it)
         self.min_cache_tokens = min_cache_tokens or DEFAULT_MIN_CACHE_TOKENS
 
+    def version_for(self, job: JudgeJob) -> str:
+        """The prompt version; type-drift cells (settled in code) have their own."""
+        criterion = self.skill.criterion(job.field_id)
+        if job.kind == "type_drift" and criterion is not None:
+            return typedrift_version(criterion)
+        return self.prompt_version
+
     def result_id(self, job: JudgeJob) -> str:
-        return result_id(job.job_id, self.prompt_version)
+        return result_id(job.job_id, self.version_for(job))
+
+    def first_request(self, job: JudgeJob) -> LLMRequest | None:
+        """The first request judging ``job`` sends (None: decided without a model call);
+        replay estimates cost from it."""
+        criterion = self.skill.criterion(job.field_id)
+        if criterion is None or job.kind == "type_drift" or not job.answers or self.offline:
+            return None
+        notes = self.store.notes(job.patient_id)
+        return self._request(job, criterion, notes)[0] if notes else None
+
+    def _request(self, job: JudgeJob, criterion: Criterion,
+                 notes: dict[str, str]) -> tuple[LLMRequest, tuple[str, ...]]:
+        context = gather(job.answers, criterion.keywords, notes,
+                         self.settings.llm.context_budget_chars)
+        request = build_request(self.skill, criterion, job, context, structured=self.structured,
+                                max_tokens=self.settings.llm.max_tokens, notes=notes,
+                                min_cache_tokens=self.min_cache_tokens)
+        return request, tuple(e.text for e in context.excerpts)
 
     async def judge(self, job: JudgeJob) -> JudgeResult:
         started = time.monotonic()
@@ -111,7 +136,7 @@ class Judge:
             result_id=self.result_id(job), job_id=job.job_id, task_id=job.task_id,
             patient_id=job.patient_id, field_id=job.field_id, kind=job.kind, status=status,
             analysis=analysis or fallback_analysis(run.reason or "no usable answer"),
-            validation=tuple(run.problems), prompt_version=self.prompt_version,
+            validation=tuple(run.problems), prompt_version=self.version_for(job),
             provider=run.provider, model=run.model,
             usage=Usage(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
                         cache_read_input_tokens=u.cache_read_input_tokens,
@@ -143,12 +168,7 @@ class Judge:
         if self.offline:
             payload = offline_payload(job, criterion, notes)
             return self._accept(self._validate(payload, criterion, notes, job, None), run)
-        budget = self.settings.llm.context_budget_chars
-        context = gather(job.answers, criterion.keywords, notes, budget)
-        request = build_request(self.skill, criterion, job, context, structured=self.structured,
-                                max_tokens=self.settings.llm.max_tokens, notes=notes,
-                                min_cache_tokens=self.min_cache_tokens)
-        shown = tuple(e.text for e in context.excerpts)
+        request, shown = self._request(job, criterion, notes)
         return await self._ask(request, criterion, notes, job, run, shown)
 
     def _validate(self, payload: object, criterion: Criterion, notes: dict[str, str],
