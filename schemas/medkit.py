@@ -311,6 +311,9 @@ class CaseEvaluation(CheckedEvaluation):
     validation: tuple[ValidationProblem, ...] = ()
     latency_ms: int = 0
     evaluated_at: datetime
+    #: The evaluation id of the latest evaluation of this request under another prompt
+    #: version (the one this evaluation replaces); None for a request's first evaluation.
+    supersedes: str | None = None
 
 
 register("debrief_requests", DebriefRequest, key=lambda r: r.request_id)
