@@ -40,6 +40,12 @@ class Output:
 Handler = Callable[[Any], Awaitable[Sequence[Output]]]
 
 
+class Deferred(Exception):
+    """Raised by a handler: the record is left to a later run (not done, not dead-lettered);
+    its offset and every later one of its partition stay uncommitted. Replays use it to stop
+    at their end offsets and at their budget."""
+
+
 @dataclass
 class _Partition:
     in_flight: set[int] = field(default_factory=set)
@@ -133,6 +139,8 @@ class ConcurrentWorker:
             self.metrics.records_in.labels(self.name, rec.topic).inc()
             try:
                 outputs = list(await self.handler(rec))
+            except Deferred:
+                return  # stays in flight: nothing at or after it is committed
             except BadRecord as exc:
                 outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
             except Exception as exc:  # a bug in one record must not stop the worker
