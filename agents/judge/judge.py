@@ -62,9 +62,15 @@ class _Run:
     provider: str
     model: str
     usage: TokenUsage = dataclasses.field(default_factory=TokenUsage)
+    #: the part of ``usage`` answered through the Message Batches API (batch price)
+    batch_usage: TokenUsage = dataclasses.field(default_factory=TokenUsage)
     calls: int = 0
     problems: list[ValidationProblem] = dataclasses.field(default_factory=list)
     reason: str = ""
+
+    @property
+    def batch(self) -> bool:
+        return self.batch_usage != TokenUsage()
 
     def fail(self, kind: str, reason: str) -> None:
         self.problems.append(problem(kind, reason, "fallback"))
@@ -130,7 +136,11 @@ class Judge:
         status: Literal["ok", "fallback", "flagged"] = (
             "fallback" if analysis is None else "flagged" if needs_review(run.problems)
             else "ok")
-        cost = cost_usd(run.usage, run.model, self.settings.llm)
+        live = TokenUsage(*(a - b for a, b in zip(dataclasses.astuple(run.usage),
+                                                  dataclasses.astuple(run.batch_usage),
+                                                  strict=True)))
+        cost = cost_usd(live, run.model, self.settings.llm) + (cost_usd(
+            run.batch_usage, run.model, self.settings.llm, batch=True) if run.batch else 0.0)
         u = run.usage
         result = JudgeResult(
             result_id=self.result_id(job), job_id=job.job_id, task_id=job.task_id,
@@ -249,6 +259,8 @@ class Judge:
             raise
         run.calls += resp.attempts
         run.usage += resp.usage
+        if resp.batch:
+            run.batch_usage += resp.usage
         run.model = resp.model or run.model
         m.llm_calls.labels(WORKER, name, "ok").inc()
         m.llm_latency.labels(WORKER, name).observe(resp.latency_ms / 1000)
