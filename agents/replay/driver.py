@@ -56,6 +56,7 @@ class Tally:
     filtered: int = 0
     malformed: int = 0
     failed: int = 0  # dead-lettered (e.g. llm_unavailable: re-drive with replay dlq)
+    deferred: int = 0  # left for a later round (--batch: no batch answer yet)
     usd: float = 0.0
     stopped_by: str = ""
     started: float = field(default_factory=time.monotonic)
@@ -78,8 +79,11 @@ def _cost(outputs: Sequence[Output], topic: str) -> float:
 class Replay:
     def __init__(self, settings: Settings, target: Target, plan: Plan, *, metrics: Metrics,
                  budget_usd: float | None = None, estimator: Estimator | None = None,
-                 progress: Callable[[Tally], None] | None = None) -> None:
+                 progress: Callable[[Tally], None] | None = None,
+                 gate: Callable[[Any], bool] | None = None) -> None:
         self.s, self.t, self.plan = settings, target, plan
+        #: False: not this round (the record stays uncommitted); see agents.replay.batch
+        self.gate = gate
         self.budget, self.estimator, self.progress = budget_usd, estimator, progress
         self.tally = Tally(total=plan.total)
         self._reserved = 0.0
@@ -116,6 +120,10 @@ class Replay:
             t.filtered += 1
         elif self.t.published(self.t.result_id(item)):
             t.already += 1
+        elif self.gate is not None and not self.gate(item):
+            t.deferred += 1
+            self._done()
+            raise Deferred
         else:
             return await self._process(rec, item)
         self._done()

@@ -14,8 +14,10 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from agents.providers.factory import make_provider, require_credentials
+from agents.errors import AgentsError
+from agents.providers.factory import is_offline, make_provider, require_credentials
 from agents.providers.startup import check_provider
+from agents.replay.batch import PresetProvider, run_batch
 from agents.replay.driver import Replay, Tally, Target
 from agents.replay.estimate import Estimate, Estimator, output_per_call
 from agents.replay.targets import Filters, debrief_target, judge_target, min_cache
@@ -36,6 +38,9 @@ class Options:
     from_offsets: dict[int, int] | None = None
     dry_run: bool = False
     budget_usd: float | None = None
+    #: first calls through the Message Batches API (judge only); first poll interval (s)
+    batch: bool = False
+    poll_seconds: float = 5.0
 
 
 @dataclass
@@ -75,23 +80,37 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
     require_credentials(provider)
     await check_provider(provider, settings.llm, metrics)
     await ensure_topics(settings)
+    if opts.batch and (opts.worker != "judge" or is_offline(provider)):
+        raise AgentsError("--batch: only `replay judge` with the anthropic provider")
+    if opts.batch and opts.budget_usd is not None:
+        raise AgentsError("--batch and --budget-usd: use --dry-run to see the cost first")
+    preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
     try:
-        target, series = await _target(settings, provider, metrics, opts)
+        target, series = await _target(settings, preset or provider, metrics, opts)
         group = group_name(opts.worker, target.version, opts.filters.as_dict())
-        p = await plan(settings, target.input_topic, group, since=opts.since,
-                       from_offsets=opts.from_offsets, commit=not opts.dry_run)
+
+        async def replan() -> Plan:
+            return await plan(settings, target.input_topic, group, since=opts.since,
+                              from_offsets=opts.from_offsets, commit=not opts.dry_run)
+
+        p = await replan()
         if p.resumed and (opts.since or opts.from_offsets):
             log.warning("replay group %s has committed offsets: resuming there; --since/"
                         "--from-offsets apply to a first run only", group)
         out, source = output_per_call(opts.worker, series)
 
         def estimator() -> Estimator:
-            return Estimator(provider, settings.llm, out, min_cache(settings, provider))
+            return Estimator(provider, settings.llm, out, min_cache(settings, provider),
+                             batch=opts.batch)
 
         outcome = Outcome(target.version, p)
         if opts.dry_run:
             outcome.estimate = await estimate(settings, target, p, estimator())
             outcome.estimate.output_source = source
+            return outcome
+        if preset is not None:
+            outcome.tally = await run_batch(settings, target, preset, replan, metrics=metrics,
+                                            first_poll=opts.poll_seconds, progress=progress)
             return outcome
         run = Replay(settings, target, p, metrics=metrics, budget_usd=opts.budget_usd,
                      estimator=estimator() if opts.budget_usd is not None else None,
