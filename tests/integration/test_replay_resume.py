@@ -87,3 +87,29 @@ async def test_outage_is_dead_lettered_then_redriven_and_completed(
                                    quiet=0.5))
     assert sorted(r["job_id"] for r in results) == sorted(j.job_id for j in jobs)
     assert {r["status"] for r in results} == {"ok"}
+
+
+async def test_budget_stops_cleanly_and_a_rerun_finishes_without_paying_twice(
+        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    s = judge_settings(bootstrap, tmp_path, llm={"concurrency": 1})
+    await ensure_topics(s)
+    jobs = [disagreement(job_id=f"job-b{i}") for i in range(6)]
+    await produce(bootstrap, s.topics.judge_jobs, [record(j) for j in jobs])
+    with FakeAnthropic(responder=lambda body: Reply.message(text=json.dumps(GOOD))) as fake:
+        provider = lambda: AnthropicProvider(s.llm, base_url=fake.base_url)  # noqa: E731
+        dry = await replay(s, Options("judge", dry_run=True), provider=provider())
+        assert dry.estimate is not None and dry.estimate.calls == 6
+        budget = dry.estimate.usd_per_call * 2.5  # room for two calls, not three
+        capped = await replay(s, Options("judge", budget_usd=budget), provider=provider())
+        t = capped.tally
+        assert t is not None and t.stopped_by == "budget" and 2 <= t.judged < 6
+        # stopped because one more (estimated) call would have passed the budget
+        assert t.usd <= budget < t.usd + dry.estimate.usd_per_call
+        assert len(fake.message_requests()) == t.judged
+        rest = await replay(s, Options("judge"), provider=provider())
+        assert rest.tally is not None and rest.tally.judged == 6 - t.judged
+        assert len(fake.message_requests()) == 6  # the budgeted run's jobs not paid again
+    results = values(await collect(bootstrap, s.topics.judge_results, until=6, timeout=10,
+                                   quiet=0.5))
+    assert Counter(r["job_id"] for r in results) == Counter(j.job_id for j in jobs)
