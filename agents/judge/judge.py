@@ -88,14 +88,14 @@ class Judge:
         self.offline = is_offline(provider)
         self.structured = settings.llm.structured_output
         self.prompt_version = prompt_version(settings, skill, provider.name, provider.model)
+        self._drift_versions = {fid: typedrift_version(c) for fid, c in skill.criteria.items()}
         #: the model's minimum cacheable prefix (breakpoints only where a prefix clears it)
         self.min_cache_tokens = min_cache_tokens or DEFAULT_MIN_CACHE_TOKENS
 
     def version_for(self, job: JudgeJob) -> str:
         """The prompt version; type-drift cells (settled in code) have their own."""
-        criterion = self.skill.criterion(job.field_id)
-        if job.kind == "type_drift" and criterion is not None:
-            return typedrift_version(criterion)
+        if job.kind == "type_drift" and job.field_id in self._drift_versions:
+            return self._drift_versions[job.field_id]
         return self.prompt_version
 
     def result_id(self, job: JudgeJob) -> str:

@@ -1,7 +1,10 @@
 """What a replay will cost, before it runs (``--dry-run``) and while it runs (``--budget-usd``).
 
-Input tokens are counted by the provider where it can (Anthropic ``count_tokens``, free, on
-the exact first request of every job); else estimated at 3.5 characters per token. A
+Input tokens are counted by the provider where it can (Anthropic ``count_tokens``, free but
+rate-limited, on the exact first request of a job): the first ``EXACT_COUNTS`` requests are
+counted, and the rest are estimated from their characters at the tokens-per-character ratio
+those counts measured (a calibrated estimate; a large topic needs no 50,000 count calls).
+Without a counting provider: 3.5 characters per token. A
 cacheable prefix (the system blocks up to a ``cache`` mark) that reaches the model's minimum
 is priced as a cache write the first time and a cache read afterwards (the replay runs
 within the cache lifetime). Output tokens per call: the mean of earlier results on the
@@ -28,6 +31,8 @@ from streams.settings import LLMSettings
 #: output tokens per call when no earlier result says better (documented in the README)
 OUTPUT_TOKENS_PER_CALL = {"judge": 400, "debrief": 2500}
 CHARS_PER_TOKEN = 3.5
+#: requests counted exactly before the measured ratio takes over
+EXACT_COUNTS = 200
 
 
 def output_per_call(worker: str, series: Series | None) -> tuple[int, str]:
@@ -40,10 +45,13 @@ def output_per_call(worker: str, series: Series | None) -> tuple[int, str]:
     return OUTPUT_TOKENS_PER_CALL[worker], "default constant"
 
 
+def chars(request: LLMRequest) -> int:
+    return len(json.dumps([[b.text for b in request.system], request.messages, request.tools],
+                          default=str))
+
+
 def rough_tokens(request: LLMRequest) -> int:
-    raw = json.dumps([[b.text for b in request.system], request.messages, request.tools],
-                     default=str)
-    return math.ceil(len(raw) / CHARS_PER_TOKEN)
+    return math.ceil(chars(request) / CHARS_PER_TOKEN)
 
 
 @dataclass
@@ -72,11 +80,23 @@ class Estimator:
         self.est = Estimate()
         self._prefixes: dict[str, int] = {}
         self._count = getattr(provider, "count_prefix_tokens", None)
+        self._measured = [0, 0]  # tokens counted, characters of those requests
+        self.exact_counts = EXACT_COUNTS
         if self._count is None:
             self.est.counted = "3.5 characters per token"
 
     async def _tokens(self, request: LLMRequest) -> int:
-        return int(await self._count(request)) if self._count else rough_tokens(request)
+        if self._count is None:
+            return rough_tokens(request)
+        size = chars(request)
+        if self._measured[0] and self.exact_counts <= 0:
+            self.est.counted = "count_tokens on a sample, then its tokens-per-character ratio"
+            return math.ceil(size * self._measured[0] / self._measured[1])
+        self.exact_counts -= 1
+        n = int(await self._count(request))
+        self._measured[0] += n
+        self._measured[1] += size
+        return n
 
     async def add(self, request: LLMRequest | None) -> None:
         """One job; ``request`` is its first model request (None: decided in code)."""

@@ -78,3 +78,24 @@ def test_progress_line(capsys: pytest.CaptureFixture[str]) -> None:
     progress_line(t)
     err = capsys.readouterr().err
     assert err.startswith("\rreplay: 4/10 done, 3 new result(s), $0.0123 so far, ETA ")
+
+
+class PerChar:
+    name, model = "anthropic", "claude-sonnet-5-5"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def count_prefix_tokens(self, request: LLMRequest) -> int:
+        self.calls += 1
+        return len(request.messages[0]["content"]) // 2  # 1 token per 2 characters
+
+
+async def test_beyond_the_sample_tokens_come_from_the_measured_ratio() -> None:
+    counter = PerChar()
+    est = Estimator(counter, LLMSettings(provider="anthropic"), 10, min_cache_tokens=None)
+    est.exact_counts = 2
+    for n in (1000, 2000, 3000, 4000):
+        await est.add(LLMRequest(system=(), messages=({"role": "user", "content": "x" * n},)))
+    assert counter.calls == 2 and "sample" in est.est.counted
+    assert est.est.input_tokens == pytest.approx(5000, rel=0.02)  # 500 + 1000 + ~1500 + ~2000
