@@ -19,6 +19,7 @@ from streams.subproc import WorkerProcess
 from streams.topics import ensure_topics
 from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import collect, produce, values
+from tests.integration.test_cli import run_cli
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.integration.test_replay_judge import jobs
 
@@ -69,3 +70,26 @@ async def test_batch_replay_survives_a_kill_between_submit_and_collect(
                            u["cache_read_input_tokens"], u["cache_creation_input_tokens"])
         assert u["cost_usd"] == pytest.approx(cost_usd(usage, r["model"], s.llm, batch=True))
         assert u["cost_usd"] < cost_usd(usage, r["model"], s.llm)
+
+
+async def test_cli_dry_run_prices_live_and_batch_and_sends_nothing(
+        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    s = judge_settings(bootstrap, tmp_path)
+    await ensure_topics(s)
+    await produce(bootstrap, s.topics.judge_jobs, [record(j) for j in jobs(3)])
+    with FakeAnthropic() as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+        live = run_cli(s, "replay", "judge", "--dry-run")
+        batch = run_cli(s, "replay", "judge", "--dry-run", "--batch")
+        counted = [r for r in fake.requests if r.path.endswith("/count_tokens")]
+        assert not fake.message_requests() and not fake.batches.batches and counted
+    assert live.returncode == 0 and batch.returncode == 0, live.stderr + batch.stderr
+    assert "to judge: 4 job(s), 3 model call(s)" in live.stdout, live.stdout
+    assert "per call: default constant" in live.stdout
+
+    def usd(out: str) -> float:
+        return float(out.split("estimated cost: $")[1].split()[0])
+
+    assert 0 < usd(batch.stdout) < usd(live.stdout)
+    assert "judge-v3+" in live.stdout and "Traceback" not in live.stderr
