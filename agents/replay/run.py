@@ -80,8 +80,8 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
     require_credentials(provider)
     await check_provider(provider, settings.llm, metrics)
     await ensure_topics(settings)
-    if opts.batch and (opts.worker != "judge" or is_offline(provider)):
-        raise AgentsError("--batch: only `replay judge` with the anthropic provider")
+    if opts.batch and is_offline(provider):
+        raise AgentsError("--batch needs the anthropic provider (llm.provider)")
     if opts.batch and opts.budget_usd is not None:
         raise AgentsError("--batch and --budget-usd: use --dry-run to see the cost first")
     preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None

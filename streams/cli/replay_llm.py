@@ -51,12 +51,11 @@ def add_kinds(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         p.add_argument("--budget-usd", type=float, metavar="X",
                        help="stop cleanly (committing what is done) before a call would "
                        "take the spend past X")
-        if worker == "judge":
-            p.add_argument("--batch", action="store_true",
-                           help="send the first calls through the Message Batches API (half "
-                           "price, results within 24 h); resumable after a kill")
-            p.add_argument("--poll-seconds", type=float, default=5.0, metavar="S",
-                           help="first batch polling interval; doubles up to 60 s (default 5)")
+        p.add_argument("--batch", action="store_true",
+                       help="send the first calls through the Message Batches API (half "
+                       "price, results within 24 h); resumable after a kill")
+        p.add_argument("--poll-seconds", type=float, default=5.0, metavar="S",
+                       help="first batch polling interval; doubles up to 60 s (default 5)")
         p.set_defaults(func=run, worker=worker)
 
 
@@ -73,8 +72,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                    filters=Filters(getattr(args, "task", None), getattr(args, "criterion", None),
                                    getattr(args, "kind", None)),
                    dry_run=args.dry_run, budget_usd=args.budget_usd,
-                   batch=getattr(args, "batch", False),
-                   poll_seconds=getattr(args, "poll_seconds", 5.0))
+                   batch=args.batch, poll_seconds=args.poll_seconds)
     tty = sys.stderr.isatty()
     try:
         out = asyncio.run(replay(settings, opts, progress=progress_line if tty else None))

@@ -9,6 +9,8 @@ from pathlib import Path
 import pytest
 
 from agents.providers.anthropic import AnthropicProvider
+from agents.providers.base import TokenUsage
+from agents.providers.factory import cost_usd
 from agents.replay.run import Options, replay
 from agents.versioning import label_of
 from streams.settings import Settings
@@ -54,3 +56,25 @@ async def test_two_models_two_series(bootstrap: str, tmp_path: Path,
             ev["evaluation_id"], ev["evaluation_id"], ev["prompt_version"], ev["request_id"])
         assert ev["supersedes"] == h.get("supersedes") == (
             None if ev["prompt_version"] == va else first[ev["request_id"]])
+
+
+async def test_debrief_batch_replay_is_priced_at_the_batch_discount(
+        bootstrap: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    s = make_settings(bootstrap, llm=LLM)
+    await ensure_topics(s)
+    reqs = [r for r in _requests() if r[0] in (b"req-cp-001", b"req-ank-001")]
+    await produce(bootstrap, s.topics.debrief_requests, reqs)
+    with FakeAnthropic(responder=attending) as fake:
+        fake.batches.polls = 2
+        out = await replay(s, Options("debrief", batch=True, poll_seconds=0.01),
+                           provider=AnthropicProvider(s.llm, base_url=fake.base_url))
+        assert not fake.message_requests() and len(fake.batches.succeeded) == 2
+    assert out.tally is not None and out.tally.judged == 2
+    evs = values(await collect(bootstrap, s.topics.case_evaluations, until=2, timeout=10,
+                               quiet=0.5))
+    for ev in evs:
+        u = ev["usage"]
+        usage = TokenUsage(u["input_tokens"], u["output_tokens"],
+                           u["cache_read_input_tokens"], u["cache_creation_input_tokens"])
+        assert u["cost_usd"] == pytest.approx(cost_usd(usage, ev["model"], s.llm, batch=True))
