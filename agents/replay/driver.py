@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
+from aiokafka import TopicPartition
 
 from agents.providers.base import LLMRequest
 from agents.replay.estimate import Estimator
@@ -105,8 +106,6 @@ class Replay:
             self.worker.stop()
 
     async def _handle(self, rec: Any) -> Sequence[Output]:
-        from aiokafka import TopicPartition
-
         if rec.offset >= self.plan.ends.get(TopicPartition(rec.topic, rec.partition), 0):
             raise Deferred  # arrived after the replay started: the live worker's
         t = self.tally

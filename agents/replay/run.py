@@ -76,16 +76,16 @@ async def estimate(settings: Settings, target: Target, p: Plan,
 async def replay(settings: Settings, opts: Options, *, provider: Any = None,
                  progress: Callable[[Tally], None] | None = None) -> Outcome:
     metrics = Metrics.create()
-    provider = provider or make_provider(settings)
-    require_credentials(provider)
-    await check_provider(provider, settings.llm, metrics)
-    await ensure_topics(settings)
-    if opts.batch and is_offline(provider):
-        raise AgentsError("--batch needs the anthropic provider (llm.provider)")
     if opts.batch and opts.budget_usd is not None:
         raise AgentsError("--batch and --budget-usd: use --dry-run to see the cost first")
-    preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
+    provider = provider or make_provider(settings)
     try:
+        if opts.batch and is_offline(provider):
+            raise AgentsError("--batch needs the anthropic provider (llm.provider)")
+        require_credentials(provider)
+        await check_provider(provider, settings.llm, metrics)
+        await ensure_topics(settings)
+        preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
         target, series = await _target(settings, preset or provider, metrics, opts)
         group = group_name(opts.worker, target.version, opts.filters.as_dict())
 
