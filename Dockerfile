@@ -1,7 +1,6 @@
 # judgeflow worker image: `docker build -t judgeflow:0.1.0 .`
 # One image for every worker; the command picks it (`worker detect|judge|debrief`).
-# The noida-db dependency (embedded dev broker) ships x86_64 wheels only: on arm64 hosts build
-# with `--platform linux/amd64`.
+# Runtime dependencies only: the `dev` extra (embedded broker, demo, benchmarks) is not installed.
 
 FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1

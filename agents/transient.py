@@ -4,7 +4,7 @@ A 429/529/5xx, a timeout or a connection error that survives our bounded retries
 nothing about the record; publishing a fallback under the normal result id would mean the
 record is never judged again. Instead the worker raises :class:`LLMUnavailable` (a
 :class:`BadRecord`), the runner dead-letters it with ``error.type: llm_unavailable`` and
-``judgeflow replay`` re-drives it when the model is back.
+``judgeflow replay dlq`` re-drives it when the model is back.
 """
 
 from __future__ import annotations

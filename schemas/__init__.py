@@ -14,8 +14,6 @@ from schemas.chart_review import (
     JudgeResult,
     SourceRef,
 )
-
-# Importing the medkit contracts registers their topics (produce/tail/replay look them up).
 from schemas.medkit import CaseEvaluation, DebriefRequest
 
 __all__ = [

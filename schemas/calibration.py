@@ -14,7 +14,6 @@ from pydantic import Field, model_validator
 
 from schemas.base import Frozen, SafeId
 from schemas.chart_review import cell_key
-from schemas.registry import register
 
 SCHEMA_VERSION = 1
 
@@ -119,11 +118,3 @@ class CalibrationRecord(Frozen):
 def calibration_key(task_id: str, field_id: str, prompt_version: str) -> str:
     """The key of ``chart-review.calibration.v1``: one series per criterion and version."""
     return f"{task_id}|{field_id}|{prompt_version}"
-
-
-def _cell(rec: Any) -> str:
-    return str(rec.key)
-
-
-register("adjudications", Adjudication, _cell)
-register("calibration", CalibrationRecord, _cell)

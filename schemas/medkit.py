@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field, model_validator
 
 from schemas.base import Frozen, SafeId
 from schemas.chart_review import Usage, ValidationProblem
-from schemas.registry import register
 
 SCHEMA_VERSION = 1
 
@@ -315,9 +314,6 @@ class CaseEvaluation(CheckedEvaluation):
     #: version (the one this evaluation replaces); None for a request's first evaluation.
     supersedes: str | None = None
 
-
-register("debrief_requests", DebriefRequest, key=lambda r: r.request_id)
-register("case_evaluations", CaseEvaluation, key=lambda r: r.request_id)
 
 # ---------------------------------------------------------------- the tool schema
 

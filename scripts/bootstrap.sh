@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Create (or refresh) the project venv under .venv and install judgeflow with its test extras.
+# Create (or refresh) the project venv under .venv and install judgeflow with its test and dev
+# extras (dev: the embedded broker that the demo, the benchmarks and the tests run on).
 # Idempotent: a second run only reinstalls when pyproject.toml changed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,8 +15,10 @@ if [ ! -x .venv/bin/python ]; then
 fi
 stamp=.venv/.judgeflow-installed
 if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
-  echo "==> installing judgeflow and test dependencies into .venv"
+  echo "==> installing judgeflow with its test and dev extras into .venv"
   .venv/bin/python -m pip install -q --upgrade pip
-  .venv/bin/python -m pip install -q -e '.[test]'
+  .venv/bin/python -m pip install -q -e '.[test,dev]'
   touch "$stamp"
 fi
+# Browser, promtool and podman for the dashboard and deploy checks (best effort, see there).
+./scripts/system-deps.sh

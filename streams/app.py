@@ -1,10 +1,11 @@
-"""Faust app factory. No import-time global app: ``create_app(settings)`` builds one."""
+"""Faust app factory. No import-time global app: ``base_app(settings, ...)`` builds one per
+worker process (detect: :mod:`streams.detect.run`; the detect benchmark's passthrough)."""
 
 from __future__ import annotations
 
 import faust
 
-from streams.groups import client_id
+from streams.member_eviction import client_id
 from streams.settings import Settings
 
 
@@ -35,14 +36,3 @@ def base_app(settings: Settings, app_id: str, partitions: int) -> faust.App:
         producer_linger_ms=k.producer_linger_ms,
     )
 
-
-def create_app(settings: Settings, partitions: int | None = None) -> faust.App:
-    """The detect worker's app (answers -> judge jobs + cell outcomes)."""
-    from schemas.skill import load_skill
-    from streams.detect.agent import register_detect
-    from streams.metrics import Metrics
-
-    parts = partitions or settings.kafka.partitions
-    app = base_app(settings, settings.groups.detect, parts)
-    register_detect(app, settings, load_skill(settings.skill_dir), Metrics.create(), parts)
-    return app

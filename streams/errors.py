@@ -11,10 +11,6 @@ class BrokerError(StreamsError):
     """The embedded broker could not be started, reached or stopped."""
 
 
-class ConfigError(StreamsError):
-    """Settings or files named by settings are unusable."""
-
-
 class BadRecord(StreamsError):
     """An input record that cannot be processed; it goes to the topic's dead-letter queue.
 

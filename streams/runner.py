@@ -5,7 +5,14 @@ slow LLM call does not block the records behind it. Offsets are committed only u
 lowest record whose outputs are not yet acknowledged by the broker (at-least-once: a worker
 killed at any point loses nothing; redelivered records must be handled idempotently).
 A record the handler rejects with :class:`BadRecord` goes to the DLQ; so does one whose
-handler crashed, so a bug never stops the worker.
+handler crashed or overran its time bound, and one bigger than
+:data:`~streams.limits.MAX_INPUT_RECORD_BYTES` (``oversized``), so no input stops the worker.
+
+Broker faults are ridden out, never fatal: a failed send is retried (only the outputs not yet
+acknowledged) until it succeeds or the worker stops, and the record stays in flight meanwhile,
+so no offset is committed past it; an output the broker refuses as too large is replaced by a
+dead letter of its input; a failed commit (broker restart, rebalance) is logged and retried at
+the next interval, the consumer re-joining its group on its next poll.
 """
 
 from __future__ import annotations
@@ -19,10 +26,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import KafkaError, MessageSizeTooLargeError
 
 from schemas.dlq import dead_letter_headers
+from streams import limits
 from streams.errors import BadRecord
-from streams.groups import client_id, evict_dead_members
+from streams.member_eviction import client_id, evict_dead_members
 from streams.metrics import Metrics
 from streams.settings import Settings
 
@@ -33,7 +42,7 @@ log = logging.getLogger(__name__)
 class Output:
     topic: str
     key: bytes | None
-    value: bytes
+    value: bytes | None
     headers: tuple[tuple[str, bytes], ...] = ()
 
 
@@ -64,7 +73,8 @@ class _Partition:
 class ConcurrentWorker:
     def __init__(self, settings: Settings, *, name: str, topic: str, group_id: str,
                  handler: Handler, concurrency: int, metrics: Metrics,
-                 max_poll_records: int | None = None) -> None:
+                 max_poll_records: int | None = None,
+                 max_input_bytes: int = limits.MAX_INPUT_RECORD_BYTES) -> None:
         self.settings = settings
         self.name = name
         self.topic = topic
@@ -74,19 +84,22 @@ class ConcurrentWorker:
         self.metrics = metrics
         self.dlq_topic = settings.topics.dlq(topic)
         self.max_poll = max_poll_records or max(2 * concurrency, 16)
+        self.max_input_bytes = max_input_bytes
+        #: No handler call may hold a slot longer than this (a few LLM deadlines: a call and
+        #: its repair round-trip); past it the record is dead-lettered, the slot freed.
+        self.handler_timeout = limits.HANDLER_DEADLINES * settings.llm.deadline_seconds + 5.0
         self.stop_event = asyncio.Event()
         self._parts: dict[TopicPartition, _Partition] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sem = asyncio.Semaphore(concurrency)
-        self._fatal: BaseException | None = None
+        self._renew_lock = asyncio.Lock()
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
 
     # -- lifecycle -----------------------------------------------------------------
     async def run(self) -> None:
         k = self.settings.kafka
-        self.producer = AIOKafkaProducer(bootstrap_servers=k.bootstrap_servers, acks="all",
-                                         enable_idempotence=True, linger_ms=5)
+        self.producer = self._new_producer()
         if k.evict_dead_members:
             await evict_dead_members(k.bootstrap_servers, self.group_id)
         self.consumer = AIOKafkaConsumer(
@@ -106,58 +119,93 @@ class ConcurrentWorker:
             with contextlib.suppress(Exception):
                 await self._commit()
             await self.consumer.stop()
-            await self.producer.stop()
-        if self._fatal is not None:
-            raise self._fatal
+            if self.producer is not None:  # the current one (it may have been renewed)
+                await self.producer.stop()
 
     def stop(self) -> None:
         self.stop_event.set()
+
+    def _new_producer(self) -> AIOKafkaProducer:
+        return AIOKafkaProducer(bootstrap_servers=self.settings.kafka.bootstrap_servers,
+                                acks="all", enable_idempotence=True, linger_ms=5)
+
+    async def _renew_producer(self, failed: Any) -> None:
+        """Replace a producer whose sends keep failing (after a broker restart the idempotent
+        producer's sequence state is stale: OutOfOrderSequenceNumber forever)."""
+        stop_failed = failed.stop
+        async with self._renew_lock:
+            if self.producer is not failed:
+                return  # another task already replaced it
+            log.warning("%s: replacing the producer after repeated send failures", self.name)
+            fresh = self._new_producer()
+            await fresh.start()
+            self.producer = fresh
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(stop_failed(), 10)
 
     async def _loop(self) -> None:
         assert self.consumer is not None
         last_commit = time.monotonic()
         every = self.settings.kafka.commit_interval_seconds
-        while not self.stop_event.is_set() and self._fatal is None:
-            batch = await self.consumer.getmany(timeout_ms=200, max_records=self.max_poll)
+        while not self.stop_event.is_set():
+            try:
+                batch = await self.consumer.getmany(timeout_ms=200, max_records=self.max_poll)
+            except KafkaError as exc:  # broker gone or restarting: the client reconnects
+                log.warning("%s: poll failed (%s); retrying", self.name, type(exc).__name__)
+                await self._pause(1.0)
+                continue
             for tp, records in batch.items():
                 for rec in records:
                     await self._sem.acquire()
-                    if self._fatal is not None:
-                        self._sem.release()
-                        return
                     self._parts.setdefault(tp, _Partition()).in_flight.add(rec.offset)
                     task = asyncio.create_task(self._handle(tp, rec))
                     self._tasks.add(task)
                     task.add_done_callback(self._tasks.discard)
             if time.monotonic() - last_commit >= every:
-                await self._commit()
+                await self._commit_or_log()
                 last_commit = time.monotonic()
+
+    async def _pause(self, seconds: float) -> None:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(self.stop_event.wait(), seconds)
+
+    async def _commit_or_log(self) -> None:
+        try:
+            await self._commit()
+        except KafkaError as exc:  # retried at the next interval; a rebalance re-joins
+            log.warning("%s: offset commit failed (%s); will retry", self.name,
+                        type(exc).__name__)
 
     # -- one record ----------------------------------------------------------------
     async def _handle(self, tp: TopicPartition, rec: Any) -> None:
         try:
             self.metrics.records_in.labels(self.name, rec.topic).inc()
             try:
-                outputs = list(await self.handler(rec))
+                size = len(rec.value or b"") + len(rec.key or b"")
+                if size > self.max_input_bytes:
+                    raise BadRecord("oversized", f"record of {size} bytes exceeds the input "
+                                    f"limit of {self.max_input_bytes} bytes")
+                async with asyncio.timeout(self.handler_timeout):
+                    outputs = list(await self.handler(rec))
             except Deferred:
                 return  # stays in flight: nothing at or after it is committed
             except BadRecord as exc:
                 outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
+            except TimeoutError:
+                outputs = [self._dead_letter(rec, "llm_failure", "no result within "
+                                             f"{self.handler_timeout:g}s")]
             except Exception as exc:  # a bug in one record must not stop the worker
                 # type and place only at ERROR: an exception message may quote input (PHI)
                 log.error("%s: handler failed on %s[%d]@%d: %s", self.name, rec.topic,
                           rec.partition, rec.offset, type(exc).__name__)
                 log.debug("%s: handler failure traceback", self.name, exc_info=True)
                 outputs = [self._dead_letter(rec, "internal_error", f"{type(exc).__name__}: {exc}")]
-            await self._send(outputs)
+            if not await self._publish(rec, outputs):
+                return  # stopping: left in flight, so never committed past; redelivered
             state = self._parts.get(tp)
             if state is not None:
                 state.in_flight.discard(rec.offset)
                 state.next_commit = max(state.next_commit or 0, rec.offset + 1)
-        except Exception as exc:  # producing failed: stop; uncommitted records are redelivered
-            log.error("%s: cannot publish outputs (%s); stopping", self.name, exc)
-            self._fatal = exc
-            self.stop_event.set()
         finally:
             self._sem.release()
 
@@ -166,15 +214,61 @@ class ConcurrentWorker:
         log.warning("%s: dead-lettered %s[%d]@%d: %s", self.name, rec.topic, rec.partition,
                     rec.offset, error_type)
         headers = dead_letter_headers(error_type, message, rec.topic, rec.partition, rec.offset)
-        return Output(self.dlq_topic, rec.key, rec.value, tuple(headers))
+        value, headers = limits.dead_letter_value(rec.value, rec.key, headers)
+        return Output(self.dlq_topic, rec.key, value, tuple(headers))
 
-    async def _send(self, outputs: Sequence[Output]) -> None:
+    async def _publish(self, rec: Any, outputs: Sequence[Output]) -> bool:
+        """Send ``outputs`` until the broker acknowledged all of them; False if the worker
+        stopped first. Never raises: a worker must not die of a broker fault."""
+        todo = list(outputs)
+        wait = 0.2
+        failures = 0
+        while todo:
+            producer = self.producer
+            try:
+                todo = await self._send(todo)
+            except MessageSizeTooLargeError:
+                if any(o.topic == self.dlq_topic for o in todo):
+                    log.error("%s: dead letter for %s[%d]@%d refused as too large; skipped",
+                              self.name, rec.topic, rec.partition, rec.offset)
+                    return True
+                todo = [self._dead_letter(rec, "oversized", "an output of this record exceeds "
+                                          "the broker's record size limit")]
+                continue
+            except Exception as exc:
+                failures += 1
+                log.warning("%s: publishing outputs failed (%s); retrying in %.1fs",
+                            self.name, type(exc).__name__, wait)
+                if failures >= 2 and producer is not None:
+                    with contextlib.suppress(Exception):
+                        await self._renew_producer(producer)
+            if todo:
+                if self.stop_event.is_set():
+                    return False
+                await self._pause(wait)
+                wait = min(wait * 2, 5.0)
+        return True
+
+    async def _send(self, outputs: Sequence[Output]) -> list[Output]:
+        """Send; returns the outputs still unacknowledged (raises if none was)."""
         assert self.producer is not None
         futures = [await self.producer.send(o.topic, value=o.value, key=o.key,
                                             headers=list(o.headers) or None) for o in outputs]
+        left: list[Output] = []
+        error: BaseException | None = None
         for o, fut in zip(outputs, futures, strict=True):
-            await fut
+            try:
+                await fut
+            except MessageSizeTooLargeError:
+                raise
+            except Exception as exc:
+                left.append(o)
+                error = exc
+                continue
             self.metrics.records_out.labels(self.name, o.topic).inc()
+        if error is not None and len(left) == len(outputs):
+            raise error
+        return left
 
     # -- offsets -------------------------------------------------------------------
     async def _commit(self, only: Sequence[TopicPartition] | None = None) -> None:

@@ -8,8 +8,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from streams.broker import EmbeddedBroker
-from streams.quirks import install_idle_fetch_backoff
+from streams.fetch_backoff import install_idle_fetch_backoff
+from tools.broker import EmbeddedBroker
 
 
 @pytest.fixture(scope="session")

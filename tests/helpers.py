@@ -3,6 +3,7 @@ small Kafka produce/collect utilities against the real embedded broker."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import time
@@ -15,8 +16,8 @@ import orjson
 from aiokafka import AIOKafkaConsumer
 
 from streams.settings import Settings, TopicSettings
-from streams.subproc import WorkerProcess, settings_env
 from streams.topics import assign_all, send_all
+from tools.subproc import WorkerProcess, settings_env
 
 __all__ = ["WorkerProcess", "collect", "produce", "settings_env", "test_settings", "unique",
            "values", "worker"]
@@ -100,3 +101,44 @@ async def collect(bootstrap: str, topic: str, *, until: int | None = None,
 
 def values(records: Sequence[Any]) -> list[Any]:
     return [orjson.loads(r.value) for r in records]
+
+
+async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int, int]:
+    """The group's committed offset per partition of ``topic`` (partitions without one
+    left out)."""
+    from aiokafka.admin import AIOKafkaAdminClient
+
+    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    await admin.start()
+    try:
+        offsets = await admin.list_consumer_group_offsets(group)
+    finally:
+        await admin.close()
+    return {tp.partition: meta.offset for tp, meta in offsets.items()
+            if tp.topic == topic and meta.offset >= 0}
+
+
+async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    try:
+        tps = await assign_all(consumer, [topic], wait=10)
+        ends = await consumer.end_offsets(tps)
+    finally:
+        await consumer.stop()
+    return {tp.partition: off for tp, off in ends.items()}
+
+
+async def wait_committed(bootstrap: str, group: str, topic: str,
+                         timeout: float = 60.0) -> dict[int, int]:
+    """Wait until ``group`` has committed the end of every non-empty partition of ``topic``;
+    returns the last committed offsets seen (the caller asserts)."""
+    ends = {p: e for p, e in (await end_offsets(bootstrap, topic)).items() if e > 0}
+    deadline = time.monotonic() + timeout
+    got: dict[int, int] = {}
+    while time.monotonic() < deadline:
+        got = await committed_offsets(bootstrap, group, topic)
+        if all(got.get(p) == e for p, e in ends.items()):
+            break
+        await asyncio.sleep(0.3)
+    return got

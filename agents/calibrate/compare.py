@@ -8,6 +8,7 @@ only, since pooling it across criteria would mix different label frequencies).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -15,10 +16,18 @@ from typing import Any
 from agents.calibrate.core import Calibration, figure
 from agents.calibrate.metrics import Ratio
 from schemas.calibration import CalibrationRecord, Figure
-from streams.demo_report import table
 
 HEADERS = ("criterion", "adjudicated", "accuracy", "kappa", "changed", "fallbacks",
            "USD/cell")
+
+
+def table(title: str, rows: Sequence[Sequence[object]], headers: tuple[str, ...]) -> str:
+    """A plain-text table (the compare command and the demo report print these)."""
+    widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=False)]
+    line = "  ".join("-" * w for w in widths)
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    body = [fmt.format(*headers), line] + [fmt.format(*map(str, r)) for r in rows]
+    return f"\n{title}\n" + "\n".join("  " + b for b in body)
 
 
 def _pair(old: Any, new: Any, fmt: str = "{}") -> str:

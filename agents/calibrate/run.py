@@ -28,8 +28,8 @@ from agents.calibrate.feed import Feeder
 from schemas.dlq import DeadLetterHeaders, dead_letter_headers
 from schemas.skill import AnswerSchema, SkillError, load_skill
 from streams.errors import BadRecord
+from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
-from streams.quirks import install_idle_fetch_backoff
 from streams.settings import Settings
 from streams.topics import assign_all, ensure_topics, ids_on_topic, read_to_end
 

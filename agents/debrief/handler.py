@@ -17,6 +17,7 @@ from agents.debrief.grader import DebriefGrader, validation_summary
 from agents.errors import LLMError
 from agents.transient import LLMUnavailable, is_transient
 from schemas.medkit import DebriefRequest
+from streams import limits
 from streams.errors import BadRecord
 from streams.runner import Output
 from streams.series import Series, result_headers
@@ -26,6 +27,9 @@ log = logging.getLogger(__name__)
 
 def parse_request(value: bytes | None) -> DebriefRequest:
     """The request in a record value; :class:`BadRecord` (-> DLQ) when unusable."""
+    if len(value or b"") > limits.MAX_DEBRIEF_REQUEST_BYTES:
+        raise BadRecord("oversized", f"request of {len(value or b'')} bytes exceeds the limit "
+                        f"of {limits.MAX_DEBRIEF_REQUEST_BYTES} bytes")
     try:
         data = orjson.loads(value or b"")
     except orjson.JSONDecodeError as exc:

@@ -13,8 +13,8 @@ from agents.debrief.handler import DebriefHandler
 from agents.errors import AgentsError
 from agents.providers.factory import make_provider, require_credentials
 from agents.providers.startup import check_provider
+from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
-from streams.quirks import install_idle_fetch_backoff
 from streams.runner import ConcurrentWorker
 from streams.series import scan_series
 from streams.settings import Settings

@@ -28,9 +28,10 @@ from agents.providers.factory import is_offline, make_provider, model_entry, req
 from agents.providers.startup import check_provider
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.skill import load_skill
+from streams import limits
 from streams.errors import BadRecord
+from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
-from streams.quirks import install_idle_fetch_backoff
 from streams.runner import ConcurrentWorker, Output
 from streams.series import result_headers
 from streams.settings import Settings
@@ -60,6 +61,8 @@ def encode_result(result: JudgeResult) -> bytes:
 def make_handler(judge: Judge, ledger: ResultLedger, results_topic: str) -> Any:
     async def handle(rec: Any) -> Sequence[Output]:
         job = decode_job(rec.value)
+        if problems := limits.job_problems(job):
+            raise BadRecord("oversized", "; ".join(problems))
         async with ledger.claim(judge.result_id(job)) as fresh:
             if not fresh:
                 log.info("job %s already judged under %s; skipped", job.job_id[:12],

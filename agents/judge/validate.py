@@ -74,10 +74,6 @@ class Check:
     analysis: JudgeAnalysis | None
     problems: tuple[ValidationProblem, ...]
 
-    @property
-    def fatal(self) -> bool:
-        return self.analysis is None
-
 
 def problem(kind: str, message: str, action: str = "flagged") -> ValidationProblem:
     return ValidationProblem(type=kind, message=message, action=action)  # type: ignore[arg-type]

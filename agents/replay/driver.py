@@ -72,7 +72,7 @@ def _cost(outputs: Sequence[Output], topic: str) -> float:
     total = 0.0
     for o in outputs:
         if o.topic == topic:
-            usage = orjson.loads(o.value).get("usage") or {}
+            usage = orjson.loads(o.value or b"{}").get("usage") or {}
             total += float(usage.get("cost_usd") or 0.0)
     return total
 

@@ -11,12 +11,15 @@ import asyncio
 import logging
 import os
 import time
+from dataclasses import replace
 from typing import Any, cast
 
 import faust
 
 from schemas.dlq import dead_letter_headers
 from schemas.skill import Skill
+from streams import limits
+from streams.detect.backlog import CatchUp
 from streams.detect.processor import DetectProcessor, Step
 from streams.detect.state import CellState, DueIndex, Settle
 from streams.errors import BadRecord
@@ -49,6 +52,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     # key_type/value_type bytes make Faust use the raw codec for the changelog as well.
     cells = app.Table("cells", default=None, partitions=partitions, key_type=bytes,
                       value_type=bytes, schema=faust.Schema(**RAW))
+    _watch_changelog(cells)
     ticked: dict[bytes, float] = {}
     tick_every = max(0.2, min(settings.settle_seconds / 4, 5.0))
     index = DueIndex(cfg)
@@ -56,6 +60,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     # cell can settle after a restart or rebalance to about one settle window.
     rescan_every = max(2 * tick_every, min(settings.settle_seconds, 60.0))
     last_scan = [float("-inf")]
+    caught_up = CatchUp(lambda: app.consumer, t.agent_answers)
 
     async def store(key: bytes, step: Step) -> None:
         if step.changed:
@@ -63,7 +68,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                 if key in cells:
                     del cells[key]
             else:
-                cells[key] = step.state.dumps()
+                cells[key] = bounded(step.state)
             index.note(key, step.state)
         ticked.pop(key, None)
         for emit in step.emits:
@@ -106,13 +111,40 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         if now - last_scan[0] >= rescan_every:
             index.rebuild(list(cells.items()))
             last_scan[0] = now
-        for key, partition in index.overdue(now):
-            if now - ticked.get(key, 0.0) > 5 * tick_every:
+        overdue = index.overdue(now)
+        ready = await caught_up.ready(p for _, p in overdue)
+        for key, partition in overdue:
+            if partition in ready and now - ticked.get(key, 0.0) > 5 * tick_every:
                 ticked[key] = now
                 await ticks.send(key=key, value=b"", partition=partition)
         metrics.pending_cells.set(index.pending())
 
     return proc
+
+
+def bounded(state: CellState) -> bytes:
+    """The state to write, within the changelog's record limit: the redelivery history is
+    trimmed to the last decision first; a state still too big is refused (``BadRecord``,
+    before anything is written or sent) so its input goes to the DLQ."""
+    raw = state.dumps()
+    if len(raw) > limits.MAX_CELL_STATE_BYTES and len(state.history) > 1:
+        raw = replace(state, history=state.history[-1:]).dumps()
+    if len(raw) > limits.MAX_CELL_STATE_BYTES:
+        raise BadRecord("oversized", f"cell state of {len(raw)} bytes would exceed the limit "
+                        f"of {limits.MAX_CELL_STATE_BYTES} bytes")
+    return raw
+
+
+def _watch_changelog(table: Any) -> None:
+    """Table writes are sends to the changelog: watch them like every other output."""
+    send = table.send_changelog
+
+    def send_changelog(*args: Any, **kwargs: Any) -> Any:
+        fut = send(*args, **kwargs)
+        _watch(fut)
+        return fut
+
+    table.send_changelog = send_changelog
 
 
 def _watch(sent: Any) -> None:
@@ -138,7 +170,8 @@ def _exit_if_unpublished(fut: Any) -> None:
 
 async def _dead_letter(dlq: faust.TopicT, msg: Any, error_type: str, message: str) -> None:
     headers = dead_letter_headers(error_type, message, msg.topic, msg.partition, msg.offset)
-    _watch(await dlq.send(key=msg.key, value=msg.value, headers=headers))
+    value, headers = limits.dead_letter_value(msg.value, msg.key, headers)
+    _watch(await dlq.send(key=msg.key, value=value, headers=headers))
     log.warning("dead-lettered %s[%d]@%d: %s", msg.topic, msg.partition, msg.offset, error_type)
 
 

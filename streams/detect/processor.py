@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from schemas.chart_review import AgentAnswer, CellOutcome, JudgeJob, SourceRef, cell_key
 from schemas.skill import Skill
+from streams import limits
 from streams.detect.decide import Decision, decide, derive_id
 from streams.detect.normalize import to_json_value
 from streams.detect.state import (
@@ -79,7 +80,14 @@ class DetectProcessor:
 
     def validate(self, value: bytes | None) -> AgentAnswer:
         """Parse and check one record; :class:`BadRecord` means it belongs in the DLQ."""
+        size = len(value or b"")
+        if size > limits.MAX_ANSWER_BYTES:
+            raise BadRecord("oversized", f"answer of {size} bytes exceeds the limit of "
+                            f"{limits.MAX_ANSWER_BYTES} bytes")
         answer = parse_answer(value)
+        problems = limits.text_problems(answer)
+        if problems:
+            raise BadRecord("oversized", "; ".join(problems))
         if self.skill.criterion(answer.field_id) is None:
             raise BadRecord("unknown_criterion", self.skill.unavailable_reason(answer.field_id))
         return answer

@@ -10,9 +10,9 @@ import faust
 from schemas.skill import load_skill
 from streams.app import base_app
 from streams.detect.agent import register_detect
-from streams.groups import evict_dead_members
+from streams.fetch_backoff import install_idle_fetch_backoff
+from streams.member_eviction import evict_dead_members
 from streams.metrics import Metrics
-from streams.quirks import install_idle_fetch_backoff
 from streams.settings import Settings
 from streams.topics import ensure_topics
 

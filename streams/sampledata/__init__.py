@@ -1,7 +1,7 @@
 """Synthetic sample data for judgeflow: a phenotype skill, patient charts and agent answers.
 
-Everything under ``data/`` is produced by :mod:`streams.sampledata.generate` (deterministic,
-seeded) and checked in; regenerate with ``python -m streams.sampledata.generate``. No real
+Everything under ``data/`` is produced by :mod:`tools.sampledata.generate` (deterministic,
+seeded) and checked in; regenerate with ``python -m tools.sampledata.generate``. No real
 patient information: every name, identifier and date is invented. See ``README.md`` for the
 files, the scenarios and the ground truth the detector is tested against.
 """

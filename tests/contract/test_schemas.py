@@ -63,7 +63,7 @@ def test_checked_in_json_schemas_match_the_models() -> None:
 
 
 def test_schemas_check_command_passes() -> None:
-    proc = subprocess.run([sys.executable, "-m", "streams.cli.main", "schemas", "check"],
+    proc = subprocess.run([sys.executable, "-m", "cli.main", "schemas", "check"],
                           capture_output=True, text=True, timeout=60)
     assert proc.returncode == 0, proc.stderr
 

@@ -11,13 +11,13 @@ from pathlib import Path
 import orjson
 import pytest
 
-from streams.broker import kafka_answers
 from streams.sampledata import DATA_DIR
 from streams.settings import Settings
 from tests.helpers import settings_env, test_settings
+from tools.broker import kafka_answers
 
 pytestmark = pytest.mark.integration
-CLI = [sys.executable, "-m", "streams.cli.main"]
+CLI = [sys.executable, "-m", "cli.main"]
 COMMANDS = ["demo", "broker", "worker", "produce", "tail", "compare", "replay", "replay dlq",
             "schemas", "bench", "bench detect",
             "bench judge", "config"]

@@ -14,8 +14,8 @@ from agents.providers.factory import make_provider
 from schemas.medkit import TOOL_NAME, CaseEvaluation, DebriefRequest
 from streams.errors import BadRecord
 from streams.settings import Settings
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.unit.agents.debrief.support import attending, good_payload, sample
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 
 @pytest.fixture()

@@ -17,10 +17,10 @@ from agents.debrief.sampledata import REQUESTS_FILE
 from schemas.dlq import DeadLetterHeaders
 from streams.settings import Settings
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import collect, produce, values, worker
 from tests.helpers import test_settings as make_settings
 from tests.unit.agents.debrief.support import attending, request_in
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
 

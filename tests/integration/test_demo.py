@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from schemas.medkit import TOOL_NAME
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.unit.agents.debrief.support import attending
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
 
@@ -21,7 +21,7 @@ pytestmark = pytest.mark.integration
 def test_demo_runs_the_whole_pipeline_offline() -> None:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("JUDGEFLOW_", "ANTHROPIC_"))}
-    proc = subprocess.run([sys.executable, "-m", "streams.cli.main", "demo", "--timeout", "240"],
+    proc = subprocess.run([sys.executable, "-m", "cli.main", "demo", "--timeout", "240"],
                           env=env, capture_output=True, text=True, timeout=300)
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
@@ -56,7 +56,7 @@ def test_demo_uses_claude_when_the_api_key_is_set() -> None:
     with FakeAnthropic(responder=_claude) as fake:
         env.update(ANTHROPIC_API_KEY="test-key", ANTHROPIC_BASE_URL=fake.base_url,
                    JUDGEFLOW_LLM__REQUESTS_PER_MINUTE="6000")  # the fake has no rate limit
-        proc = subprocess.run([sys.executable, "-m", "streams.cli.main", "demo",
+        proc = subprocess.run([sys.executable, "-m", "cli.main", "demo",
                                "--timeout", "240"], env=env, capture_output=True, text=True,
                               timeout=300)
         requests = fake.message_requests()

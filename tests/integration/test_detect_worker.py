@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import signal
+import time
 from collections import defaultdict
 from pathlib import Path
 from typing import Any
@@ -15,7 +16,7 @@ from schemas.dlq import DeadLetterHeaders
 from schemas.skill import load_skill
 from streams.settings import Settings
 from streams.topics import ensure_topics
-from tests.helpers import collect, produce, test_settings, values, worker
+from tests.helpers import collect, produce, test_settings, values, wait_committed, worker
 from tests.integration.sample import Sample, load_sample, reference_jobs
 
 pytestmark = pytest.mark.integration
@@ -89,6 +90,12 @@ def test_sigkill_mid_sample_loses_no_job(bootstrap: str, tmp_path: Path) -> None
         asyncio.run(produce(bootstrap, s.topics.agent_answers, sample.by_cells(first)))
         asyncio.run(collect(bootstrap, s.topics.cell_outcomes, until=1, timeout=60, quiet=0))
         w1.kill(signal.SIGKILL)  # mid-stream: outputs, state and offsets in flight
+    # The race that made this test flaky, forced: the outage outlasts the settle window, so
+    # cells with one answer applied are overdue while their other answers are still unread.
+    # The restarted worker must read that backlog before it decides anything by timeout.
+    deadline = time.time() + s.settle_seconds
+    while time.time() < deadline:
+        time.sleep(0.1)
     with worker("detect", s, tmp_path, tag="-2") as w2:
         asyncio.run(produce(bootstrap, s.topics.agent_answers, sample.by_cells(second)))
         outcomes = values(asyncio.run(wait_all_decided(s, sample, timeout=120)))
@@ -131,3 +138,42 @@ def active_partitions(log: str) -> set[int]:
     table = log.rsplit("Highwater - Active", 1)[-1].split("\n\n", 1)[0]
     rows = [line.split("|") for line in table.splitlines() if line.startswith("|")]
     return {int(r[2]) for r in rows if len(r) > 2 and r[2].strip().isdigit()}
+
+
+def test_restart_reads_the_backlog_before_settling_by_timeout(bootstrap: str,
+                                                               tmp_path: Path) -> None:
+    """The race behind the once-flaky SIGKILL test, made deterministic: cells hold one agent's
+    answer when the worker dies; while it is down (longer than the settle window) the other
+    agent's answers arrive behind a backlog. The restarted worker must read the backlog before
+    deciding anything by timeout: no cell may come out ``agent_missing``."""
+    sample = load_sample()
+    s = test_settings(bootstrap)
+    asyncio.run(ensure_topics(s))
+    by_cell_agents: dict[bytes, dict[str, bytes]] = defaultdict(dict)
+    for key, value in sample.answers:
+        by_cell_agents[key][orjson.loads(value)["agent_id"]] = value
+    agents = s.expected_agents
+    cells = [k for k, a in by_cell_agents.items() if set(agents) <= set(a)][:12]
+    assert len(cells) >= 6
+    first = [(k, by_cell_agents[k][agents[0]]) for k in cells]
+    # a backlog in the same partitions: records that only go to the DLQ
+    filler = [(k, b"{not json") for _ in range(500) for k in cells]
+    rest = [(k, by_cell_agents[k][a]) for k in cells for a in agents[1:]]
+    with worker("detect", s, tmp_path, tag="-1") as w1:
+        asyncio.run(produce(bootstrap, s.topics.agent_answers, first))
+        done = asyncio.run(wait_committed(bootstrap, s.groups.detect, s.topics.agent_answers))
+        assert sum(done.values()) == len(first), w1.log_text()[-2000:]
+        w1.kill(signal.SIGKILL)
+    asyncio.run(produce(bootstrap, s.topics.agent_answers, filler + rest))
+    deadline = time.time() + s.settle_seconds  # every cell overdue before the restart
+    while time.time() < deadline:
+        time.sleep(0.1)
+    with worker("detect", s, tmp_path, tag="-2") as w2:
+        outcomes = values(asyncio.run(collect(
+            bootstrap, s.topics.cell_outcomes, timeout=90, quiet=3.0,
+            done=lambda rs: len({r.key for r in rs}) >= len(cells))))
+        assert w2.alive, w2.log_text()[-3000:]
+    assert {o["task_id"] + "|" + o["patient_id"] + "|" + o["field_id"]
+            for o in outcomes} == {k.decode() for k in cells}
+    early = [o for o in outcomes if o["missing_agents"]]
+    assert not early, [(o["patient_id"], o["field_id"], o["outcome"]) for o in early]

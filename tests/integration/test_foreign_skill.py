@@ -20,7 +20,7 @@ from streams.topics import ensure_topics
 from tests.helpers import collect, produce, settings_env, test_settings, values, worker
 
 pytestmark = pytest.mark.integration
-CLI = [sys.executable, "-m", "streams.cli.main"]
+CLI = [sys.executable, "-m", "cli.main"]
 FOREIGN = Path(__file__).resolve().parents[1] / "data" / "skills"
 
 

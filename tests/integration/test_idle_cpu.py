@@ -1,5 +1,5 @@
 """An idle worker on the embedded broker must not burn a core (noida-db ignores Fetch
-max-wait; streams.quirks pauses after empty fetches on the embedded path)."""
+max-wait; streams.fetch_backoff pauses after empty fetches on the embedded path)."""
 
 from __future__ import annotations
 

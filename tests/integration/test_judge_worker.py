@@ -19,7 +19,6 @@ from agents.providers.anthropic import AnthropicProvider
 from schemas.chart_review import JudgeJob
 from streams.settings import Settings
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import collect, produce, values, worker
 from tests.helpers import test_settings as make_settings
 from tests.unit.agents.judge.fixtures import (
@@ -30,6 +29,7 @@ from tests.unit.agents.judge.fixtures import (
     write_charts,
     write_skill,
 )
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
 

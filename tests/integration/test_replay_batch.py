@@ -15,16 +15,16 @@ from agents.judge.versioning import prompt_version, result_id
 from agents.providers.base import TokenUsage
 from agents.providers.factory import cost_usd
 from schemas.skill import load_skill
-from streams.subproc import WorkerProcess
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import collect, produce, values
 from tests.integration.test_cli import run_cli
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.integration.test_replay_judge import jobs
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
+from tools.subproc import WorkerProcess
 
 pytestmark = pytest.mark.integration
-BATCH = ("streams.cli.main", "replay", "judge", "--batch", "--poll-seconds", "0.05")
+BATCH = ("cli.main", "replay", "judge", "--batch", "--poll-seconds", "0.05")
 
 
 async def test_batch_replay_survives_a_kill_between_submit_and_collect(

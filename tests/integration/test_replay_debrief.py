@@ -15,11 +15,11 @@ from agents.replay.run import Options, replay
 from agents.versioning import label_of
 from streams.settings import Settings
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic
 from tests.helpers import collect, produce, values
 from tests.helpers import test_settings as make_settings
 from tests.integration.test_debrief_worker import LLM, _requests
 from tests.unit.agents.debrief.support import attending
+from tools.fakes.fake_anthropic import FakeAnthropic
 
 pytestmark = pytest.mark.integration
 

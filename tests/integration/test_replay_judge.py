@@ -23,11 +23,11 @@ from agents.versioning import label_of
 from schemas.chart_review import JudgeJob
 from streams.settings import Settings
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import collect, produce, values
 from tests.integration.test_cli import run_cli
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.unit.agents.judge.fixtures import PATIENT, answer, disagreement, job
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
 

@@ -13,15 +13,15 @@ import pytest
 from agents.providers.anthropic import AnthropicProvider
 from agents.replay.run import Options, replay
 from streams.replay_dlq import Replayer
-from streams.subproc import WorkerProcess
 from streams.topics import ensure_topics
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.helpers import collect, produce, values
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.unit.agents.judge.fixtures import disagreement
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
+from tools.subproc import WorkerProcess
 
 pytestmark = pytest.mark.integration
-REPLAY = ("streams.cli.main", "replay", "judge")
+REPLAY = ("cli.main", "replay", "judge")
 
 
 async def test_sigkill_mid_replay_then_rerun_pays_no_job_twice(bootstrap: str,

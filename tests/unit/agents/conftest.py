@@ -7,8 +7,8 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.fakes.fake_anthropic import FakeAnthropic, _default_responder
-from tests.fakes.fake_rules import State
+from tools.fakes.fake_anthropic import FakeAnthropic, _default_responder
+from tools.fakes.fake_rules import State
 
 
 @pytest.fixture(scope="module")

@@ -13,7 +13,7 @@ from agents.debrief.sampledata import load_requests
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, TokenUsage, ToolCall
 from schemas.medkit import TOOL_NAME, DebriefRequest
-from tests.fakes.fake_anthropic import Reply
+from tools.fakes.fake_anthropic import Reply
 
 REQUESTS = {r.request_id: r for r in load_requests()}
 

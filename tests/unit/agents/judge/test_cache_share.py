@@ -7,12 +7,12 @@ import pytest
 
 from agents.context.assemble import gather
 from agents.context.charts import ChartStore
-from agents.judge.bench import bench_jobs
 from agents.judge.cache_share import cache_share
 from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request
 from agents.providers.base import LLMRequest, SystemBlock
 from schemas.skill import load_skill
 from streams.settings import Settings
+from tools.bench.judge import bench_jobs
 
 
 def sample_requests(n: int, min_cache_tokens: int) -> list[LLMRequest]:

@@ -18,8 +18,8 @@ from schemas.chart_review import JudgeResult
 from schemas.dlq import ERROR_TYPES
 from schemas.skill import Skill
 from streams.settings import Settings
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.unit.agents.judge.fixtures import answer, disagreement, job
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 GOOD: dict[str, Any] = {
     "suggested_answer": True,

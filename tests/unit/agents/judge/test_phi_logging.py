@@ -16,8 +16,8 @@ from agents.providers.anthropic import AnthropicProvider
 from schemas.skill import Skill
 from streams.logsafety import UNSAFE_ENV, guard_third_party_loggers, is_phi_logger
 from streams.settings import Settings
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
 from tests.unit.agents.judge.fixtures import PATIENT, answer, job
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 NAME, MRN = "Marguerite Okonkwo-Lindqvist", "MRN 88412207"
 NOTE = (f"Patient {NAME}, {MRN}. PROBLEM LIST: Type 2 diabetes mellitus, on metformin since "

@@ -54,7 +54,7 @@ def test_unusable_answers_have_no_analysis(skill: Skill, change: dict[str, Any],
         payload.pop(change["drop"])
         payload.pop("drop")
     result = check(skill, payload)
-    assert result.analysis is None and result.fatal
+    assert result.analysis is None
     assert types(result) == expected
 
 

@@ -10,7 +10,7 @@ from agents.providers.base import LLMRequest, SystemBlock, TokenUsage
 from agents.providers.catalogue import UnknownModel
 from agents.providers.factory import OfflineProvider, cost_usd, is_offline, make_provider
 from streams.settings import LLMSettings, Settings
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 REQUEST = LLMRequest(
     system=(SystemBlock("rules"), SystemBlock("criterion", cache=True)),

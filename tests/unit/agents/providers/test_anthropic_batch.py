@@ -10,7 +10,7 @@ from agents.errors import LLMError
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.base import LLMRequest, SystemBlock
 from streams.settings import LLMSettings
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 LLM = LLMSettings(provider="anthropic", model="claude-sonnet-5-5", deadline_seconds=10)
 

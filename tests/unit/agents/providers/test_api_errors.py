@@ -16,7 +16,7 @@ from agents.providers.base import LLMRequest, SystemBlock
 from agents.providers.startup import check_model, check_provider, report_cache_prefixes
 from streams.metrics import Metrics
 from streams.settings import LLMSettings
-from tests.fakes.fake_anthropic import FakeAnthropic, Reply
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 REQUEST = LLMRequest(system=(SystemBlock("rules", cache=True),),
                      messages=({"role": "user", "content": "the case"},), max_tokens=300)

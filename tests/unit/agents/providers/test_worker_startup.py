@@ -10,7 +10,7 @@ import pytest
 from agents.debrief.run import run_worker as run_debrief
 from agents.judge.run import run_worker as run_judge
 from streams.settings import Settings
-from tests.fakes.fake_anthropic import FakeAnthropic
+from tools.fakes.fake_anthropic import FakeAnthropic
 
 
 @pytest.mark.parametrize("run", [run_judge, run_debrief], ids=["judge", "debrief"])

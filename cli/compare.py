@@ -1,0 +1,73 @@
+"""``judgeflow compare OLD NEW``: two prompt versions side by side against the adjudications."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+
+from streams.fetch_backoff import install_idle_fetch_backoff
+from streams.settings import Settings
+from streams.topics import read_to_end
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "compare", help="two prompt versions side by side against the human adjudications",
+        description="Reads the judge results, the adjudications and the cell outcomes to "
+        "their current end (commits nothing) and prints, per criterion, OLD -> NEW: "
+        "adjudicated cells, answer accuracy vs the reviewers, Cohen's kappa of the "
+        "classification hint vs the reviewers' classification, changed suggestions, "
+        "fallbacks and cost per judged cell. Exit status 1 if neither version has results.")
+    p.add_argument("old", metavar="OLD_VERSION", help="prompt_version of the baseline series")
+    p.add_argument("new", metavar="NEW_VERSION", help="prompt_version of the candidate series")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead")
+    p.set_defaults(func=run)
+
+
+async def gather(settings: Settings) -> Any:
+    from agents.calibrate.core import Calibration
+    from agents.calibrate.feed import Feeder
+    from agents.calibrate.run import answer_schemas
+    from streams.errors import BadRecord
+
+    cal = Calibration(answer_schemas(settings))
+    feeder = Feeder(cal, settings.topics)
+    bad = [0]
+
+    def feed(rec: Any) -> None:
+        try:
+            feeder.feed(rec)
+        except BadRecord:
+            bad[0] += 1
+    t = settings.topics
+    await read_to_end(settings.kafka.bootstrap_servers,
+                      [t.judge_results, t.adjudications, t.cell_outcomes], feed)
+    if bad[0]:
+        print(f"judgeflow: warning: {bad[0]} malformed adjudication(s) ignored", file=sys.stderr)
+    return cal
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from agents.calibrate.compare import compare, render
+
+    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
+    cal = asyncio.run(gather(settings))
+    known = sorted({v for _, _, v in cal.groups()})
+    missing = [v for v in (args.old, args.new) if v not in known]
+    if len(missing) == 2:
+        print(f"judgeflow: no judge results under {args.old!r} or {args.new!r}; versions on "
+              f"{settings.topics.judge_results}: {', '.join(known) or 'none'}", file=sys.stderr)
+        return 1
+    for v in missing:
+        print(f"judgeflow: warning: no judge results under {v!r}", file=sys.stderr)
+    data = compare(cal, args.old, args.new, datetime.now(UTC))
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(render(data))
+    return 0

@@ -1,0 +1,41 @@
+"""``judgeflow dashboard``: argument parsing here; the page lives in the ``dashboard``
+package (above ``agents`` in the layering), imported by name only when the command runs."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+
+from dashboard.security import TOKEN_ENV
+from streams.settings import Settings
+
+MODULE = "dashboard.cli"
+DEFAULT_PORT = 8765
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--host", default="127.0.0.1",
+                   help=f"address to bind (default 127.0.0.1; any other address needs "
+                   f"${TOKEN_ENV}, at least 16 characters)")
+    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+                   help=f"port (default {DEFAULT_PORT}; 0 = a free port)")
+    p.add_argument("--from-beginning", action="store_true",
+                   help="read the topics from their beginning (default: only new records)")
+    p.add_argument("--window", type=int, default=5000, metavar="N",
+                   help="keep the newest N records per topic in memory (default 5000)")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "dashboard", help="serve the live review page (127.0.0.1 by default)",
+        description="Follow the judge results, judge jobs, case evaluations and calibration "
+        "topics and serve a live review page: the triage queue with filters, a cell's "
+        "reasoning and evidence excerpts, debrief cards, calibration and cost per prompt "
+        "version. Binds 127.0.0.1 unless --host says otherwise; any other address requires "
+        "a bearer token in $JUDGEFLOW_DASHBOARD_TOKEN. Ctrl-C stops it.")
+    add_arguments(p)
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    return int(importlib.import_module(MODULE).run(args, settings))

@@ -1,0 +1,49 @@
+"""``judgeflow demo``: the whole pipeline on an embedded broker with the bundled samples."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from pathlib import Path
+
+from streams.settings import Settings
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "demo", help="run detect, judge and debrief on an embedded broker with sample data",
+        description="Start an embedded Kafka-protocol broker and the detect, judge and debrief "
+        "workers; send the bundled sample answers (including malformed ones) and debrief "
+        "requests; print cells by outcome, jobs by kind, dead letters, judge results and "
+        "debrief verdicts. Uses Claude when ANTHROPIC_API_KEY is set, else the offline "
+        "providers. Stops everything it started; exit status 0 when every record was handled.")
+    p.add_argument("--settle", type=float, default=5.0,
+                   help="settle window in seconds for cells missing an agent (default 5)")
+    p.add_argument("--timeout", type=float, default=300.0,
+                   help="give up after S seconds (default 300)")
+    p.add_argument("--offline", action="store_true",
+                   help="use the offline providers even if ANTHROPIC_API_KEY is set")
+    p.add_argument("--dashboard", action="store_true",
+                   help="after the summary, serve the review page over the demo's topics "
+                   "and keep it (and the broker) running until Ctrl-C")
+    p.add_argument("--dashboard-port", type=int, default=8765, metavar="PORT",
+                   help="port of the review page on 127.0.0.1 (default 8765)")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from cli.produce import produce
+    from tools.demo.run import run as run_demo
+
+    hold = None
+    if args.dashboard:
+        # the dashboard package sits above streams: imported by name, only when asked for
+        launch = importlib.import_module("tools.dashboard_launch")
+        port = args.dashboard_port
+
+        def hold(s: Settings, work: Path) -> None:
+            launch.hold_open(s, work, port, sys.stdout)
+
+    return run_demo(settings, settle=args.settle, timeout=args.timeout, offline=args.offline,
+                    out=sys.stdout, produce_fn=produce, hold_fn=hold)

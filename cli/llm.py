@@ -1,0 +1,106 @@
+"""``judgeflow llm check``: the live smoke test to run after changing the model or the key.
+
+With ``ANTHROPIC_API_KEY`` set: checks the model (catalogue + Models API, like a worker at
+start), then sends one real request per worker kind (judge: one sample cell; debrief: one
+sample encounter) and prints model, latency, tokens, cache hit and cost, plus whether each
+cacheable prefix clears the model's minimum. Without a key it says so and exits 0.
+Exit status: 0 all calls answered, 1 a call failed, 2 the model cannot be used.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+from collections.abc import Iterator
+from typing import Any
+
+from streams.settings import Settings
+
+KINDS = ("judge", "debrief")
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("llm", help="LLM provider tools (check)",
+                       description="Tools for the LLM provider.")
+    lsub = p.add_subparsers(dest="llm", metavar="ACTION", required=True)
+    c = lsub.add_parser("check", help="one real call per worker kind: model, latency, tokens, "
+                        "cache, cost",
+                        description="Check the configured model and send one real request per "
+                        "worker kind (costs a few cents). Needs ANTHROPIC_API_KEY; "
+                        "ANTHROPIC_BASE_URL is honoured.")
+    c.add_argument("--model", help="check this model instead of JUDGEFLOW_LLM__MODEL")
+    c.add_argument("--worker", choices=KINDS, action="append",
+                   help="only this worker kind (repeatable; default: both)")
+    c.add_argument("--calls", type=int, default=1,
+                   help="requests per worker kind; the 2nd and later show cache reads")
+    c.set_defaults(func=run_check)
+
+
+def run_check(args: argparse.Namespace, settings: Settings) -> int:
+    if not os.environ.get("ANTHROPIC_API_KEY"):
+        print("llm check: ANTHROPIC_API_KEY is not set; nothing to check (set it to send one "
+              "real request per worker kind)")
+        return 0
+    update: dict[str, Any] = {"provider": "anthropic", "check_cache_prefixes": False}
+    if args.model:
+        update["model"] = args.model
+    s = settings.model_copy(update={"llm": settings.llm.model_copy(update=update)})
+    return asyncio.run(_check(s, tuple(args.worker or KINDS), max(1, args.calls)))
+
+
+def samples(settings: Settings, kinds: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
+    """One sample request per worker kind, built the way the workers build them."""
+    if "judge" in kinds:
+        from tools.bench.judge import bench_jobs, judge_requests
+
+        yield "judge", judge_requests(settings, bench_jobs(settings, 1, slow=False))[0]
+    if "debrief" in kinds:
+        from agents.debrief.autorubric import rubric_for
+        from agents.debrief.prompt import build_request
+        from agents.debrief.sampledata import load_requests
+
+        request = load_requests()[0]
+        rubric, source = rubric_for(request)
+        yield "debrief", build_request(request, rubric, source, settings.llm.max_tokens)
+
+
+async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
+    from agents.errors import AgentsError, LLMError
+    from agents.providers.factory import cost_usd, make_provider
+    from agents.providers.startup import check_model, report_cache_prefixes
+
+    try:
+        provider: Any = make_provider(settings)
+        await check_model(provider, settings.llm)
+    except AgentsError as exc:
+        print(f"llm check: {exc}")
+        return 2
+    entry = provider.entry
+    print(f"llm check: model {provider.model} (cache minimum {entry.min_cache_tokens} tokens, "
+          f"adaptive thinking {'yes' if entry.adaptive_thinking else 'no'}, effort "
+          f"{settings.llm.effort or entry.default_effort or 'n/a'})")
+    status = 0
+    try:
+        for kind, request in samples(settings, kinds):
+            for report in await report_cache_prefixes(provider, request, label=kind):
+                print(f"  {kind}: cache breakpoint {report.breakpoint}: {report.tokens} tokens "
+                      f"{'>=' if report.caches else '<'} {report.minimum}: "
+                      f"{'caches' if report.caches else 'NOT cached'}")
+            for n in range(calls):
+                try:
+                    r = await provider.complete(request)
+                except LLMError as exc:
+                    print(f"  {kind}: call {n + 1} FAILED: {exc.kind}: {exc.message}")
+                    status = 1
+                    break
+                u = r.usage
+                print(f"  {kind}: call {n + 1}: model {r.model}, {r.latency_ms} ms, "
+                      f"stop {r.stop_reason}, tokens in {u.input_tokens} out "
+                      f"{u.output_tokens} cache read {u.cache_read_input_tokens} write "
+                      f"{u.cache_creation_input_tokens}, cache hit "
+                      f"{'yes' if u.cache_read_input_tokens else 'no'}, "
+                      f"cost ${cost_usd(u, r.model, settings.llm):.6f}")
+    finally:
+        await provider.aclose()
+    return status

@@ -1,0 +1,87 @@
+"""``judgeflow`` entry point: parse arguments, read Settings once, dispatch."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import logging
+import sys
+
+from aiokafka.errors import KafkaConnectionError, KafkaError
+from pydantic import ValidationError
+
+from schemas.skill import SkillError
+from streams.errors import StreamsError
+from streams.logsafety import guard_third_party_loggers
+from streams.settings import Settings
+
+#: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
+COMMANDS = ("demo", "broker", "worker", "produce", "tail", "compare", "replay", "schemas",
+            "bench", "config", "skill", "llm", "dashboard")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="judgeflow",
+        description="Kafka stream processor that triages clinical LLM reviews. Configuration "
+        "comes from JUDGEFLOW_* environment variables (see docs/configuration.md).",
+    )
+    parser.add_argument("--bootstrap-servers", metavar="HOST:PORT[,...]",
+                        help="Kafka bootstrap servers "
+                        "(default: $JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS)")
+    parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default INFO)")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    for name in COMMANDS:
+        importlib.import_module(f"cli.{name}").add_parser(sub)
+    return parser
+
+
+def load_settings(args: argparse.Namespace) -> Settings:
+    overrides: dict[str, object] = {}
+    base = Settings()
+    if args.bootstrap_servers:
+        overrides["kafka"] = base.kafka.model_copy(
+            update={"bootstrap_servers": args.bootstrap_servers})
+    if args.log_level:
+        overrides["log_level"] = args.log_level.upper()
+    return base.model_copy(update=overrides) if overrides else base
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        settings = load_settings(args)
+    except ValidationError as exc:
+        print(f"judgeflow: invalid configuration:\n{exc}", file=sys.stderr)
+        return 2
+    logging.basicConfig(
+        level=settings.log_level, stream=sys.stderr,
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    # aiokafka narrates every subscription and group join at INFO; keep it to problems.
+    logging.getLogger("aiokafka").setLevel(max(logging.WARNING, logging.root.level))
+    guard_third_party_loggers()  # SDK/HTTP request logs carry PHI; see streams.logsafety
+    if args.command == "demo" and not args.log_level:
+        logging.root.setLevel(logging.WARNING)  # the demo prints its own progress
+    try:
+        return int(args.func(args, settings) or 0)
+    except KeyboardInterrupt:
+        return 130
+    except StreamsError as exc:
+        print(f"judgeflow: {exc}", file=sys.stderr)
+        return 1
+    except SkillError as exc:  # a missing, empty or wholly unusable skill folder
+        print(f"judgeflow: {exc}", file=sys.stderr)
+        return 2
+    except KafkaConnectionError:
+        print(f"judgeflow: cannot reach Kafka at {settings.kafka.bootstrap_servers} "
+              "(set JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS or --bootstrap-servers)", file=sys.stderr)
+        return 1
+    except KafkaError as exc:
+        print(f"judgeflow: Kafka error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

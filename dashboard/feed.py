@@ -1,0 +1,156 @@
+"""The Kafka edge: follow the result topics into the window and fan changes out to pages.
+
+A group-less consumer (every page server sees every record; nothing is committed) assigned
+to every partition of the four topics, from their end or from their beginning. Topics that
+appear later are picked up (from their beginning: everything on them is new). aiokafka
+reconnects by itself after a broker restart; any Kafka error is logged (without record
+contents) and the loop goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.errors import KafkaError
+
+from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class Hub:
+    """One bounded queue per open page; a page that cannot keep up is dropped (its browser
+    reconnects and re-reads the window)."""
+
+    def __init__(self, depth: int = 1000) -> None:
+        self.depth = depth
+        self.clients: set[asyncio.Queue[tuple[str, Any] | None]] = set()
+
+    def subscribe(self) -> asyncio.Queue[tuple[str, Any] | None]:
+        queue: asyncio.Queue[tuple[str, Any] | None] = asyncio.Queue(self.depth)
+        self.clients.add(queue)
+        return queue
+
+    def unsubscribe(self, queue: asyncio.Queue[tuple[str, Any] | None]) -> None:
+        self.clients.discard(queue)
+
+    def publish(self, event: str, data: Any) -> None:
+        for queue in list(self.clients):
+            try:
+                queue.put_nowait((event, data))
+            except asyncio.QueueFull:
+                self.clients.discard(queue)
+                with contextlib.suppress(asyncio.QueueFull):
+                    queue.get_nowait()
+                    queue.put_nowait(None)  # tells the page's stream to close
+
+
+@dataclass
+class FeedStatus:
+    assigned: int = 0
+    records: int = 0
+    undecodable: int = 0
+    errors: int = 0
+    #: partition look-ups done (one every ``rescan_seconds``)
+    scans: int = 0
+    topics: list[str] = field(default_factory=list)
+
+
+def stream_topics(settings: Settings) -> dict[str, str]:
+    t = settings.topics
+    return {t.judge_results: RESULTS, t.judge_jobs: JOBS, t.case_evaluations: EVALUATIONS,
+            t.calibration: CALIBRATION}
+
+
+def absorb(window: Window, hub: Hub, stream: str, raw: bytes | None,
+           status: FeedStatus) -> None:
+    """Decode -> store -> tell the pages. Pure apart from the hub."""
+    status.records += 1
+    try:
+        value = orjson.loads(raw or b"")
+    except orjson.JSONDecodeError:
+        status.undecodable += 1
+        return
+    rid = window.add(stream, value)
+    if rid is None:
+        status.undecodable += 1
+    elif stream == RESULTS:
+        hub.publish("result", window.row(rid))
+    elif stream in (EVALUATIONS, CALIBRATION):
+        hub.publish(stream, {})
+
+
+async def _partitions(consumer: AIOKafkaConsumer, topics: list[str]) -> set[TopicPartition]:
+    await consumer._client.force_metadata_update()
+    return {TopicPartition(t, p) for t in topics for p in consumer.partitions_for_topic(t) or ()}
+
+
+async def _refresh(consumer: AIOKafkaConsumer, topics: list[str], current: set[TopicPartition],
+                   from_beginning: bool, first: bool) -> set[TopicPartition]:
+    """Follow partitions that appeared since the last look. ``assign`` starts a new
+    assignment (positions forgotten), so it is called only when the set changed, and the
+    partitions already followed are put back where they were."""
+    found = await _partitions(consumer, topics)
+    if found == current or not found:
+        return current
+    positions = {tp: await consumer.position(tp) for tp in current}
+    consumer.assign(list(found))
+    for tp, offset in positions.items():
+        consumer.seek(tp, offset)
+    new = found - current
+    if from_beginning or not first:
+        await consumer.seek_to_beginning(*new)  # a topic that appeared later: all of it is new
+    else:
+        await consumer.seek_to_end(*new)
+    log.info("following %d partition(s)", len(found))
+    return found
+
+
+async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedStatus, *,
+                   from_beginning: bool, rescan_seconds: float = 2.0) -> None:
+    by_topic = stream_topics(settings)
+    status.topics = list(by_topic)
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
+                                group_id=None, enable_auto_commit=False,
+                                auto_offset_reset="earliest")
+    while True:
+        try:
+            await consumer.start()
+            break
+        except KafkaError as exc:
+            status.errors += 1
+            log.warning("Kafka not reachable yet (%s); retrying", type(exc).__name__)
+            await asyncio.sleep(1.0)
+    current: set[TopicPartition] = set()
+    loop = asyncio.get_running_loop()
+    next_scan, first = 0.0, True
+    try:
+        while True:
+            try:
+                if loop.time() >= next_scan:
+                    current = await _refresh(consumer, list(by_topic), current,
+                                             from_beginning, first)
+                    first = False
+                    status.assigned = len(current)
+                    status.scans += 1
+                    next_scan = loop.time() + rescan_seconds
+                if not current:
+                    await asyncio.sleep(0.2)
+                    continue
+                batch = await consumer.getmany(timeout_ms=500, max_records=2000)
+                for tp, records in batch.items():
+                    for rec in records:
+                        absorb(window, hub, by_topic[tp.topic], rec.value, status)
+            except KafkaError as exc:
+                status.errors += 1
+                log.warning("Kafka error while following (%s); retrying", type(exc).__name__)
+                await asyncio.sleep(1.0)
+    finally:
+        await consumer.stop()

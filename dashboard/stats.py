@@ -1,0 +1,58 @@
+"""Per prompt version: cost and cache share from the judge results in the window, and the
+calibration records (accuracy, kappa per criterion and version) when the calibrate worker
+publishes them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+
+def _num(value: Any) -> float:
+    return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
+
+
+def cost_by_version(results: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """Results, USD, status mix and the share of input tokens served from the prompt cache."""
+    table: dict[str, dict[str, Any]] = {}
+    for result in results:
+        version = str(result.get("prompt_version") or "?")
+        row = table.setdefault(version, {"prompt_version": version, "results": 0,
+                                         "cost_usd": 0.0, "input_tokens": 0.0,
+                                         "cache_read_tokens": 0.0, "statuses": {}})
+        raw = result.get("usage")
+        usage: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
+        row["results"] += 1
+        row["cost_usd"] += _num(usage.get("cost_usd"))
+        row["cache_read_tokens"] += _num(usage.get("cache_read_input_tokens"))
+        row["input_tokens"] += (_num(usage.get("input_tokens"))
+                                + _num(usage.get("cache_read_input_tokens"))
+                                + _num(usage.get("cache_creation_input_tokens")))
+        status = str(result.get("status", ""))
+        row["statuses"][status] = row["statuses"].get(status, 0) + 1
+    out = []
+    for version in sorted(table):
+        row = table[version]
+        tokens, cached = row.pop("input_tokens"), row.pop("cache_read_tokens")
+        row["cache_share"] = cached / tokens if tokens else None
+        row["cost_usd"] = round(row["cost_usd"], 6)
+        out.append(row)
+    return out
+
+
+def _rate(value: Any) -> Any:
+    return value.get("rate") if isinstance(value, dict) else value
+
+
+def calibration_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The columns the page shows from ``CalibrationRecord``s (whatever else they carry);
+    sorted by criterion and version."""
+    rows = [{"task_id": r.get("task_id"), "field_id": r.get("field_id"),
+             "prompt_version": r.get("prompt_version"),
+             "n": r.get("cells_adjudicated", r.get("n")),
+             "accuracy": _rate(r.get("answer_accuracy", r.get("accuracy"))),
+             "kappa": r.get("classification_kappa", r.get("kappa")),
+             "fallback": _rate(r.get("fallback")),
+             "cost_usd": r.get("cost_usd")} for r in records]
+    return sorted(rows, key=lambda r: (str(r["task_id"]), str(r["field_id"]),
+                                       str(r["prompt_version"])))

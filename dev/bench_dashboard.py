@@ -1,0 +1,170 @@
+"""Figures for the review page (README, issue 12). Not part of the test suite.
+
+1. Latency: the demo's whole pipeline (embedded broker, detect, judge and debrief workers,
+   the bundled samples) with the dashboard and a headless chromium page attached from the
+   start. For every judge result: its Kafka record timestamp (stamped when the judge sent it)
+   to the moment its row was inserted into the page (a MutationObserver in the page).
+2. Memory: the dashboard with ``--window 10000`` after 10,000 judge results (and their
+   10,000 jobs) were produced: its resident set size, and the page's JS heap.
+
+    .venv/bin/python dev/bench_dashboard.py
+"""
+
+from __future__ import annotations
+
+import asyncio
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from cli.produce import produce
+from streams.settings import Settings
+from streams.topics import ensure_topics, send_all
+from tests.helpers import collect
+from tests.integration.browser import launch
+from tools.broker import EmbeddedBroker
+from tools.dashboard_launch import start_dashboard
+from tools.demo.run import demo_settings, expectations, follow, input_batches, workers
+
+OBSERVER = """
+window.__rows = {};
+new MutationObserver((muts) => {
+  const now = Date.now();
+  for (const m of muts) for (const n of m.addedNodes)
+    if (n.nodeName === 'TR' && n.dataset && n.dataset.id && !(n.dataset.id in window.__rows))
+      window.__rows[n.dataset.id] = now;
+}).observe(document, {childList: true, subtree: true});
+"""
+
+
+async def wait_until(check: Any, timeout: float, what: str) -> Any:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        value = await check()
+        if value:
+            return value
+        await asyncio.sleep(0.2)
+    raise SystemExit(f"timed out waiting for {what}")
+
+
+async def open_page(pw: Any, url: str, work: Path) -> tuple[Any, Any]:
+    context = await launch(pw, work / "profile")
+    page = await context.new_page()
+    await page.add_init_script(OBSERVER)
+    await page.goto(url)
+    await page.wait_for_selector("body[data-ready='1']")
+
+    async def assigned() -> bool:
+        health = await (await page.request.get(url + "api/health")).json()
+        return bool(health["feed"]["assigned"] >= 12)
+    await wait_until(assigned, 60, "the feed")
+    return context, page
+
+
+def pct(values: list[float], q: float) -> float:
+    return statistics.quantiles(values, n=100, method="inclusive")[int(q) - 1]
+
+
+async def latency(pw: Any, s: Settings, work: Path) -> None:
+    proc, url = start_dashboard(s, work / "dashboard.log", ["--port", "0"])
+    context, page = await open_page(pw, url, work)
+    try:
+        with workers(s, work):
+            for topic, path, raw in input_batches(s):
+                await produce(s, topic, path.read_bytes().splitlines(), raw)
+            _, ok = await follow(s, expectations(), 300, lambda *a, **k: None)
+        records = await collect(s.kafka.bootstrap_servers, s.topics.judge_results, quiet=0.5,
+                                timeout=30)
+        sent = {orjson.loads(r.value)["result_id"]: r.timestamp for r in records}
+
+        async def all_rows() -> dict[str, int] | None:
+            seen: dict[str, int] = await page.evaluate("window.__rows")
+            return seen if set(sent) <= set(seen) else None
+        seen = await wait_until(all_rows, 60, "every row")
+        lat = [float(seen[rid] - ts) for rid, ts in sent.items()]
+        print(f"latency, result on the topic -> row on the page ({len(lat)} results of the "
+              f"demo, pipeline complete={ok}): p50 {pct(lat, 50):.0f} ms, "
+              f"p95 {pct(lat, 95):.0f} ms, max {max(lat):.0f} ms")
+    finally:
+        await context.close()
+        proc.stop()
+
+
+def rss_mib(pid: int) -> float:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return float("nan")
+
+
+def fake(i: int) -> tuple[bytes, bytes, bytes]:
+    rid, job = f"r{i:06d}", f"j{i:06d}"
+    key = f"t1|p{i % 500}|f{i % 20}".encode()
+    result = {"result_id": rid, "job_id": job, "task_id": "t1", "patient_id": f"p{i % 500}",
+              "field_id": f"f{i % 20}", "kind": "disagreement",
+              "status": ("ok", "flagged", "fallback")[i % 3], "prompt_version": "v1",
+              "analysis": {"suggested_answer": "yes", "reasoning": "x" * 300,
+                           "evidence_pointers": [{"note_id": "n1", "what_to_look_for": "y" * 40,
+                                                  "offsets": [10, 40]}],
+                           "agent_correctness": "agent_a",
+                           "classification_hint": "agent_b_error", "judge_confidence": "high"},
+              "validation": [], "provider": "offline", "model": "offline",
+              "usage": {"input_tokens": 2000, "output_tokens": 200, "cost_usd": 0.01},
+              "latency_ms": 1000, "judged_at": "2026-12-01T00:00:00Z"}
+    answers = [{"agent_id": a, "answer": "yes", "confidence": "high", "rationale": "z" * 200}
+                for a in ("default", "skeptical")]
+    return key, orjson.dumps(result), orjson.dumps({"job_id": job, "answers": answers})
+
+
+async def memory(pw: Any, s: Settings, work: Path, n: int = 10_000) -> None:
+    proc, url = start_dashboard(s, work / "dashboard-mem.log", ["--port", "0", "--window",
+                                                                str(n)])
+    context, page = await open_page(pw, url, work)
+    try:
+        idle = rss_mib(proc.proc.pid)
+        rows = [fake(i) for i in range(n)]
+        await send_all(s.kafka.bootstrap_servers, s.topics.judge_jobs,
+                       [(k, j) for k, _, j in rows])
+        await send_all(s.kafka.bootstrap_servers, s.topics.judge_results,
+                       [(k, r) for k, r, _ in rows])
+
+        async def full() -> bool:
+            health = await (await page.request.get(url + "api/health")).json()
+            return bool(health["window"] >= 2 * n)
+        await wait_until(full, 300, "the window to fill")
+        await page.wait_for_selector("tr[data-id='r009999']")
+        heap = await page.evaluate("performance.memory.usedJSHeapSize") / 2**20
+        rows_shown = await page.eval_on_selector_all("#queue tbody tr", "r => r.length")
+        print(f"memory with {n} results + {n} jobs in the window: dashboard RSS "
+              f"{rss_mib(proc.proc.pid):.0f} MiB (idle {idle:.0f} MiB); page JS heap "
+              f"{heap:.1f} MiB with {rows_shown} rows shown")
+    finally:
+        await context.close()
+        proc.stop()
+
+
+async def main(broker: EmbeddedBroker, work: Path) -> None:
+    from playwright.async_api import async_playwright
+
+    s = demo_settings(Settings(), broker.bootstrap, work / "state", 5.0, True)
+    await ensure_topics(s)
+    async with async_playwright() as pw:
+        await latency(pw, s, work)
+        mem = s.model_copy(update={"topics": s.topics.model_copy(update={
+            "judge_results": "bench.judge-results", "judge_jobs": "bench.judge-jobs"})})
+        await ensure_topics(mem, extra=["bench.judge-results", "bench.judge-jobs"])
+        await memory(pw, mem, work)
+    print(f"logs in {work}")
+
+
+if __name__ == "__main__":
+    work_dir = Path(tempfile.mkdtemp(prefix="judgeflow-bench-dashboard-"))
+    with EmbeddedBroker(data_dir=work_dir / "broker") as embedded:
+        asyncio.run(main(embedded, work_dir))

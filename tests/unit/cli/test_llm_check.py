@@ -1,0 +1,55 @@
+"""``judgeflow llm check`` against the fake API (ANTHROPIC_BASE_URL): one call per worker
+kind with model, latency, tokens, cache and cost; no key -> says so, exit 0."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from cli.main import main
+from tools.fakes.fake_anthropic import FakeAnthropic
+
+
+@pytest.fixture()
+def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+    with FakeAnthropic() as f:
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", f.base_url)
+        yield f
+
+
+def test_without_a_key_it_says_so_and_exits_0(monkeypatch: pytest.MonkeyPatch,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    assert main(["llm", "check"]) == 0
+    assert "ANTHROPIC_API_KEY is not set" in capsys.readouterr().out
+
+
+def test_one_call_per_worker_kind(fake: FakeAnthropic,
+                                  capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["llm", "check", "--calls", "2"]) == 0
+    out = capsys.readouterr().out
+    assert "model claude-sonnet-5-5 (cache minimum 2048 tokens" in out
+    for kind in ("judge", "debrief"):
+        assert f"{kind}: call 1: model claude-sonnet-5-5" in out
+        assert f"{kind}: cache breakpoint 1:" in out
+    assert "cost $" in out and "cache hit" in out
+    assert len(fake.message_requests()) == 4
+
+
+@pytest.mark.parametrize(("model", "says"), [("claude-sonnet-4-5", "retired"),
+                                             ("claude-nope-1", "not in the model catalogue")])
+def test_a_model_it_cannot_use_exits_2(fake: FakeAnthropic, capsys: pytest.CaptureFixture[str],
+                                       model: str, says: str) -> None:
+    assert main(["llm", "check", "--model", model]) == 2
+    assert says in capsys.readouterr().out and fake.message_requests() == []
+
+
+def test_a_failing_call_exits_1(fake: FakeAnthropic,
+                                capsys: pytest.CaptureFixture[str]) -> None:
+    from tools.fakes.fake_anthropic import Reply
+
+    fake.responder = lambda body: Reply.spend_limit()
+    assert main(["llm", "check", "--worker", "debrief"]) == 1
+    assert "FAILED: spend_limit" in capsys.readouterr().out

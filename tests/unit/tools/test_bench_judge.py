@@ -1,0 +1,23 @@
+"""The benchmark's arithmetic (pure)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tools.bench.judge import cache_served_share, ideal_with_slow_call
+
+
+def test_ideal_time_with_one_slot_held_by_a_slow_call() -> None:
+    # 8 slots, 0.5 s calls, one slot held 5 s: 7 slots do 70 calls meanwhile
+    assert ideal_with_slow_call(70, 5.0, 8, 0.5) == pytest.approx(5.0)
+    assert ideal_with_slow_call(78, 5.0, 8, 0.5) == pytest.approx(5.5)
+    assert ideal_with_slow_call(3, 5.0, 1, 0.5) == pytest.approx(6.5)
+
+
+def test_cache_share_is_reads_over_all_input_tokens() -> None:
+    cold = {"input_tokens": 500, "cache_creation_input_tokens": 2500,
+            "cache_read_input_tokens": 0, "output_tokens": 100}
+    warm = {"input_tokens": 500, "cache_creation_input_tokens": 0,
+            "cache_read_input_tokens": 2500, "output_tokens": 100}
+    assert cache_served_share([cold, warm]) == pytest.approx(2500 / 6000)
+    assert cache_served_share([cold]) == 0.0 and cache_served_share([]) == 0.0

@@ -1,0 +1,1 @@
+"""Benchmarks (`judgeflow bench detect|judge`)."""

@@ -1,0 +1,132 @@
+"""``judgeflow bench detect``: detector throughput against a plain aiokafka passthrough.
+
+Both runs read the same N pre-loaded answers from the same broker and write to a fresh
+output topic. Throughput is measured from the broker-side timestamps of the outputs
+(first to last), so start-up and group joins are excluded from both alike:
+
+* passthrough: one aiokafka consumer + producer copying every record (the floor for any
+  consume-and-produce processor on this broker and client);
+* detect: the real ``judgeflow worker detect`` process (Faust, table writes to the changelog,
+  outcomes and jobs) deciding N/2 cells of two agents each.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import random
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+
+import orjson
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
+
+from schemas.skill import load_skill
+from streams.settings import Settings, TopicSettings
+from streams.topics import assign_all
+from tools.subproc import WorkerProcess
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class BenchResult:
+    events: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.events / self.seconds if self.seconds > 0 else float("inf")
+
+
+def synthetic_answers(settings: Settings, n: int, seed: int = 7) -> list[tuple[bytes, bytes]]:
+    """n answers: n/2 cells x 2 agents; ~70% agree, the rest split over the job kinds."""
+    skill = load_skill(settings.skill_dir)
+    fields = [c for c in skill.criteria.values() if c.answer_schema.type == "boolean"]
+    rng = random.Random(seed)
+    t0 = datetime(2026, 1, 1, tzinfo=UTC)
+    out: list[tuple[bytes, bytes]] = []
+    for i in range(n // 2):
+        crit = fields[i % len(fields)]
+        pid = f"B{i // len(fields):06d}"
+        roll = rng.random()
+        a, b = True, True if roll < 0.8 else (False if roll < 0.9 else "yes")
+        conf_b = "low" if 0.7 < roll < 0.8 else "high"
+        for agent, answer, conf in (("default", a, "high"), ("skeptical", b, conf_b)):
+            rec = {"event_id": f"bench-{i}-{agent}", "run_id": f"run-{agent}",
+                   "task_id": "bench", "patient_id": pid, "field_id": crit.field_id,
+                   "agent_id": agent, "answer": answer, "confidence": conf,
+                   "emitted_at": (t0 + timedelta(seconds=i)).isoformat()}
+            out.append((f"bench|{pid}|{crit.field_id}".encode(), orjson.dumps(rec)))
+    return out
+
+
+async def output_span(bootstrap: str, topic: str, expected: int, timeout: float) -> float:
+    """Seconds between the first and the ``expected``-th record's broker timestamp."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    await consumer.start()
+    stamps: list[int] = []
+    try:
+        deadline = time.monotonic() + timeout
+        tps = await assign_all(consumer, [topic], wait=timeout)
+        if not tps:
+            raise TimeoutError(f"{topic} never appeared")
+        await consumer.seek_to_beginning(*tps)
+        while len(stamps) < expected:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"only {len(stamps)}/{expected} records on {topic}")
+            batch = await consumer.getmany(timeout_ms=200, max_records=5000)
+            stamps += [r.timestamp for rs in batch.values() for r in rs]
+    finally:
+        await consumer.stop()
+    stamps.sort()
+    return max((stamps[expected - 1] - stamps[0]) / 1000.0, 1e-3)
+
+
+async def passthrough(settings: Settings, source: str, sink: str, n: int) -> BenchResult:
+    bs = settings.kafka.bootstrap_servers
+    consumer = AIOKafkaConsumer(source, bootstrap_servers=bs, group_id=f"{sink}-group",
+                                enable_auto_commit=False, auto_offset_reset="earliest")
+    producer = AIOKafkaProducer(bootstrap_servers=bs, acks="all", enable_idempotence=True,
+                                linger_ms=5)
+    await consumer.start()
+    await producer.start()
+    seen = 0
+    try:
+        while seen < n:
+            batch = await consumer.getmany(timeout_ms=500, max_records=2000)
+            futures = [await producer.send(sink, value=r.value, key=r.key)
+                       for rs in batch.values() for r in rs]
+            await asyncio.gather(*futures)
+            if futures:
+                await consumer.commit()
+            seen += len(futures)
+    finally:
+        await consumer.stop()
+        await producer.stop()
+    return BenchResult(n, await output_span(bs, sink, n, timeout=60))
+
+
+def run_worker_until(settings: Settings, n: int, outputs_topic: str, timeout: float,
+                     module_args: Sequence[str] | None = None,
+                     outputs: int | None = None) -> BenchResult:
+    """Run a worker process (default ``judgeflow worker detect``) until ``outputs`` records
+    (default n/2 cell outcomes) are on ``outputs_topic``; measure their span."""
+    log_file = Path(tempfile.mkdtemp(prefix="judgeflow-bench-")) / "worker.log"
+    with WorkerProcess("detect", settings, log_file, module_args=module_args) as proc:
+        try:
+            span = asyncio.run(output_span(settings.kafka.bootstrap_servers, outputs_topic,
+                                           outputs or n // 2, timeout))
+        except TimeoutError as exc:
+            raise RuntimeError(f"{exc}; worker log: {log_file}") from None
+        finally:
+            proc.stop()
+    return BenchResult(n, span)
+
+
+def bench_topics(tag: str) -> TopicSettings:
+    return TopicSettings(**{k: f"bench{tag}.{v}" for k, v in TopicSettings().model_dump().items()})

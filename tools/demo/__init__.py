@@ -1,0 +1,1 @@
+"""`judgeflow demo`: the whole pipeline on an embedded broker with the sample data."""

@@ -1,0 +1,174 @@
+"""``judgeflow demo``: the whole pipeline on an embedded broker with the bundled samples.
+
+Starts noida-db on a free loopback port, the detect, judge and debrief workers as child
+processes (exactly as ``judgeflow worker ...`` runs them), produces the sample answers
+(plus the malformed ones) and debrief requests, follows the output topics with progress
+lines, prints a summary and stops everything it started.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import tempfile
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import orjson
+from aiokafka import AIOKafkaConsumer
+
+from streams.settings import Settings
+from streams.topics import assign_all, ensure_topics
+from tools.broker import EmbeddedBroker
+from tools.demo.tally import Expect, Seen
+from tools.subproc import WorkerProcess
+
+WORKERS = ("detect", "judge", "debrief", "calibrate")
+
+
+def demo_settings(settings: Settings, bootstrap: str, state_dir: Path, settle: float,
+                  offline: bool) -> Settings:
+    use_claude = bool(os.environ.get("ANTHROPIC_API_KEY")) and not offline
+    kafka = settings.kafka.model_copy(update={
+        "bootstrap_servers": bootstrap, "idle_fetch_backoff_ms": 50, "evict_dead_members": True})
+    llm = settings.llm.model_copy(update={"provider": "anthropic" if use_claude else "offline"})
+    return settings.model_copy(update={"kafka": kafka, "llm": llm, "settle_seconds": settle,
+                                       "state_dir": state_dir})
+
+
+def input_batches(s: Settings) -> Iterator[tuple[str, Path, bool]]:
+    from agents.debrief.sampledata import REQUESTS_FILE
+    from streams.sampledata import DATA_DIR
+
+    yield s.topics.agent_answers, DATA_DIR / "answers.jsonl", False
+    yield s.topics.agent_answers, DATA_DIR / "answers.malformed.jsonl", True
+    yield s.topics.debrief_requests, REQUESTS_FILE, False
+    yield s.topics.adjudications, DATA_DIR / "adjudications.jsonl", False
+
+
+def expectations() -> Expect:
+    from agents.debrief.sampledata import REQUESTS_FILE
+    from streams.sampledata import DATA_DIR
+
+    cells = len((DATA_DIR / "truth.jsonl").read_bytes().splitlines())
+    requests = len([ln for ln in REQUESTS_FILE.read_bytes().splitlines() if ln.strip()])
+    return Expect(cells, requests)
+
+
+def absorb(s: Settings, seen: Seen, rec: Any) -> None:
+    t = s.topics
+    if rec.topic.endswith(".dlq"):
+        headers = {k: v.decode("utf-8", "replace") for k, v in rec.headers or ()}
+        seen.dead[(rec.topic, headers.get("error.type", "?"))] += 1
+        return
+    value = orjson.loads(rec.value)
+    if rec.topic == t.cell_outcomes:
+        seen.outcomes[rec.key.decode()] = value
+    elif rec.topic == t.judge_jobs:
+        seen.jobs[value["job_id"]] = value
+    elif rec.topic == t.judge_results:
+        seen.results[value["job_id"]] = value
+    elif rec.topic == t.case_evaluations:
+        seen.evaluations[value["request_id"]] = value
+    elif rec.topic == t.calibration:
+        seen.calibration[rec.key.decode()] = value
+
+
+def calibrated(seen: Seen) -> bool:
+    """Every judged (task, criterion, version) has a calibration record covering its cells."""
+    cells: dict[str, set[str]] = {}
+    for r in seen.results.values():
+        key = f"{r['task_id']}|{r['field_id']}|{r['prompt_version']}"
+        cells.setdefault(key, set()).add(r["patient_id"])
+    return all(seen.calibration.get(k, {}).get("cells_judged", -1) >= len(v)
+               for k, v in cells.items())
+
+
+def complete(seen: Seen, expect: Expect, s: Settings) -> bool:
+    debrief_dead = sum(n for (topic, _), n in seen.dead.items()
+                       if topic == s.topics.dlq(s.topics.debrief_requests))
+    return (len(seen.outcomes) >= expect.cells and bool(seen.jobs)
+            and set(seen.jobs) <= set(seen.results)
+            and len(seen.evaluations) + debrief_dead >= expect.requests
+            and calibrated(seen))
+
+
+async def follow(s: Settings, expect: Expect, timeout: float, progress: Any) -> tuple[Seen, bool]:
+    t = s.topics
+    topics = [t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations, t.calibration,
+              t.dlq(t.agent_answers), t.dlq(t.judge_jobs), t.dlq(t.debrief_requests)]
+    consumer = AIOKafkaConsumer(bootstrap_servers=s.kafka.bootstrap_servers,
+                                enable_auto_commit=False)
+    await consumer.start()
+    seen = Seen()
+    try:
+        tps = await assign_all(consumer, topics)
+        await consumer.seek_to_beginning(*tps)
+        deadline = time.monotonic() + timeout
+        last = 0.0
+        while time.monotonic() < deadline:
+            batch = await consumer.getmany(timeout_ms=300, max_records=2000)
+            for records in batch.values():
+                for rec in records:
+                    absorb(s, seen, rec)
+            if complete(seen, expect, s):
+                progress(seen, expect, final=True)
+                return seen, True
+            if time.monotonic() - last >= 2.0:
+                progress(seen, expect, final=False)
+                last = time.monotonic()
+        return seen, False
+    finally:
+        await consumer.stop()
+
+
+@contextlib.contextmanager
+def workers(s: Settings, log_dir: Path) -> Iterator[list[WorkerProcess]]:
+    procs = [WorkerProcess(name, s, log_dir / f"{name}.log") for name in WORKERS]
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            proc.stop()
+
+
+def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
+        out: Any, produce_fn: Any, hold_fn: Any = None) -> int:
+    from tools.demo.report import progress_line, report
+
+    work = Path(tempfile.mkdtemp(prefix="judgeflow-demo-"))
+    print(f"judgeflow demo: starting the embedded broker (logs in {work})", file=out, flush=True)
+    with EmbeddedBroker(data_dir=work / "broker") as broker:
+        s = demo_settings(settings, broker.bootstrap, work / "state", settle, offline)
+        print(f"  broker {broker.bootstrap}; LLM provider: {s.llm.provider}"
+              f"{' (' + s.llm.model + ')' if s.llm.provider == 'anthropic' else ''}",
+              file=out, flush=True)
+        asyncio.run(ensure_topics(s))
+        expect = expectations()
+        with workers(s, work) as procs:
+            for topic, path, raw in input_batches(s):
+                sent, rejected = asyncio.run(produce_fn(s, topic, path.read_bytes().splitlines(),
+                                                         raw))
+                print(f"  produced {sent} record(s) from {path.name} to {topic}"
+                      f"{f' ({rejected} rejected)' if rejected else ''}", file=out, flush=True)
+            seen, ok = asyncio.run(follow(s, expect, timeout,
+                                          lambda se, ex, final: print(
+                                              progress_line(se, ex, final), file=out,
+                                              flush=True)))
+            dead = [p.name for p in procs if not p.alive]
+        report(seen, s, out)
+        if not ok or dead:
+            print(f"\njudgeflow demo: incomplete after {timeout:.0f}s"
+                  f"{'; workers that died: ' + ', '.join(dead) if dead else ''}. "
+                  f"Worker logs: {work}", file=out, flush=True)
+            return 1
+        if hold_fn is not None:  # `--dashboard`: the page over the demo's topics until Ctrl-C
+            hold_fn(s, work)
+    # the broker's data (every record, ~4x their size) is only kept when something failed
+    shutil.rmtree(work / "broker", ignore_errors=True)
+    print(f"\njudgeflow demo: done. Worker logs: {work}", file=out, flush=True)
+    return 0

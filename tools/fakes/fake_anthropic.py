@@ -1,0 +1,291 @@
+"""A local fake of the Anthropic API (stdlib HTTP on 127.0.0.1) that behaves like the real
+one where our code can get it wrong. Point the real SDK at it with ``base_url=fake.base_url``
+(or ``ANTHROPIC_BASE_URL``) so retries, error mapping and response parsing really run.
+
+    with FakeAnthropic() as fake:
+        fake.enqueue(Reply.message(text="..."))          # next Messages request gets this
+        fake.enqueue(Reply.error(429, retry_after=1))     # ... then this
+        fake.responder = lambda body: Reply.message(...)  # used when the queue is empty
+        ... run code with base_url=fake.base_url ...
+        fake.requests  # list of Received(body=dict, headers=dict, path=str)
+
+Like the real API (model facts from the package catalogue, ``agents/providers/models.json``):
+
+* ``POST /v1/messages`` first validates (:mod:`tools.fakes.fake_rules`): unknown or retired
+  model -> 404 ``not_found_error``; forced ``tool_choice`` or non-default sampling params on
+  a model that refuses them, a manual thinking budget or an effort the model does not list,
+  JSON-schema keywords structured outputs / strict tools do not
+  accept, more than 4 ``cache_control`` breakpoints, a continued turn whose thinking blocks
+  are missing or modified -> 400 ``invalid_request_error``. Rejected requests never reach
+  the queue or the responder.
+* Replies to adaptive-thinking models start with a signed ``thinking`` block.
+* Usage is simulated unless the reply scripts it: tokens = ceil(characters / 3.5) of the
+  request's JSON; a prefix up to a ``cache_control`` breakpoint that reaches the model's
+  minimum is written to the cache on first use and read afterwards; below it nothing caches.
+* ``POST /v1/messages/count_tokens`` returns that same estimate; ``GET /v1/models/{id}``
+  returns the model (404 if unknown or retired).
+* The Message Batches endpoints (``/v1/messages/batches``...) are in
+  :mod:`tools.fakes.fake_batches` (``fake.batches``): same validation per request.
+* Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers; 429 and 529
+  carry ``retry-after`` (``default_retry_after`` seconds unless the reply sets one); error
+  bodies are ``{"type": "error", "error": {"type": ..., "message": ...}}``.
+
+Run standalone (for worker subprocesses / benchmarks)::
+
+    python -m tools.fakes.fake_anthropic --port 0 --latency 0.5 --mode judge-ok
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import threading
+import time
+import uuid
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, date, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+from agents.providers.catalogue import ModelEntry, load
+from tools.fakes import fake_rules as rules
+from tools.fakes.fake_batches import Batches, Raw
+
+DEFAULT_MODEL = "claude-sonnet-5-5"
+
+
+@dataclass
+class Reply:
+    status: int = 200
+    body: Any = None
+    headers: dict[str, str] = field(default_factory=dict)
+    #: Seconds to wait before answering (timeouts, latency benchmarks).
+    delay: float = 0.0
+
+    @classmethod
+    def message(cls, *, text: str | None = None, tool_use: dict[str, Any] | None = None,
+                stop_reason: str | None = None, model: str | None = None,
+                input_tokens: int | None = None, output_tokens: int = 200,
+                cache_read: int = 0, cache_write: int = 0, delay: float = 0.0,
+                thinking: bool = True) -> Reply:
+        """A Messages API response. ``tool_use`` = ``{"name": ..., "input": {...}}``.
+        ``model`` None answers as the requested model; ``input_tokens`` None simulates usage
+        (and prompt caching) from the request; ``thinking`` False omits the thinking block."""
+        content: list[dict[str, Any]] = []
+        if text is not None:
+            content.append({"type": "text", "text": text})
+        if tool_use is not None:
+            content.append({"type": "tool_use", "id": f"toolu_{uuid.uuid4().hex[:20]}",
+                            "name": tool_use["name"], "input": tool_use["input"]})
+        reason = stop_reason or ("tool_use" if tool_use is not None else "end_turn")
+        return cls(200, {
+            "id": f"msg_{uuid.uuid4().hex[:24]}", "type": "message", "role": "assistant",
+            "model": model, "content": content, "stop_reason": reason, "stop_sequence": None,
+            "usage": {"input_tokens": input_tokens, "output_tokens": output_tokens,
+                      "cache_read_input_tokens": cache_read,
+                      "cache_creation_input_tokens": cache_write},
+            "_thinking": thinking,
+        }, {}, delay)
+
+    @classmethod
+    def error(cls, status: int, *, retry_after: float | None = None,
+              message: str = "scripted error", delay: float = 0.0,
+              error_type: str | None = None, error_code: str | None = None) -> Reply:
+        kinds = {400: "invalid_request_error", 401: "authentication_error",
+                 402: "billing_error", 403: "permission_error", 404: "not_found_error",
+                 413: "request_too_large", 429: "rate_limit_error", 500: "api_error",
+                 504: "timeout_error", 529: "overloaded_error"}
+        headers = {"x-should-retry": "true"} if status in (429, 500, 502, 503, 504, 529) else {}
+        if retry_after is not None:
+            headers["retry-after"] = f"{retry_after:g}"
+        error: dict[str, Any] = {"type": error_type or kinds.get(status, "api_error"),
+                                 "message": message}
+        if error_code:
+            error["error_code"] = error_code
+        return cls(status, {"type": "error", "error": error}, headers, delay)
+
+    @classmethod
+    def spend_limit(cls) -> Reply:
+        """The 429 that waiting does not clear."""
+        return cls.error(429, message="You have reached your organization's monthly spend "
+                         "limit. Raise it in the Claude Console to continue.",
+                         error_code="enforced_spend_limit_reached")
+
+
+@dataclass
+class Received:
+    path: str
+    headers: dict[str, str]
+    body: dict[str, Any]
+    at: float
+
+
+Responder = Callable[[dict[str, Any]], Reply]
+
+
+def _default_responder(body: dict[str, Any]) -> Reply:
+    return Reply.message(text="ok")
+
+
+class FakeAnthropic:
+    def __init__(self, port: int = 0, responder: Responder | None = None,
+                 latency: float = 0.0, models: dict[str, ModelEntry] | None = None) -> None:
+        self.queue: deque[Reply] = deque()
+        self.responder: Responder = responder or _default_responder
+        self.latency = latency
+        self.requests: list[Received] = []
+        self.models: dict[str, ModelEntry] = dict(models or load().entries)
+        self.today: date = datetime.now(UTC).date()
+        #: retry-after (s) sent with a 429/529 whose reply sets none; None = no header.
+        self.default_retry_after: float | None = 1.0
+        self.state = rules.State()
+        self.batches = Batches(self)
+        self._lock = threading.Lock()
+        self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
+        self._server.daemon_threads = True
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def port(self) -> int:
+        return int(self._server.server_address[1])
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def enqueue(self, *replies: Reply) -> None:
+        with self._lock:
+            self.queue.extend(replies)
+
+    def message_requests(self) -> list[Received]:
+        return [r for r in self.requests if r.path.split("?")[0].endswith("/v1/messages")]
+
+    def model(self, model_id: str) -> ModelEntry | None:
+        entry = self.models.get(model_id)
+        return None if entry is None or entry.status(self.today) == "retired" else entry
+
+    def _next(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            if self.queue:
+                return self.queue.popleft()
+        return self.responder(body)
+
+    def answer(self, path: str, body: dict[str, Any]) -> Reply:
+        """The reply to one request (validation, then queue/responder, then simulation)."""
+        route = path.split("?")[0]
+        if route.startswith("/v1/models/"):
+            return rules.model_info(self, route.rsplit("/", 1)[1])
+        if route.startswith("/v1/messages/batches"):
+            return self.batches.answer(route, body)  # type: ignore[no-any-return]
+        entry = self.model(str(body.get("model")))
+        if entry is None:
+            return rules.not_found(str(body.get("model")))
+        if route.endswith("/v1/messages/count_tokens"):
+            return Reply(200, {"input_tokens": rules.estimate(rules.segments(body))})
+        rejected = rules.validate(body, entry, self.state)
+        if rejected is not None:
+            return rejected
+        reply = self._next(body)
+        if reply.status == 200 and isinstance(reply.body, dict) and \
+                reply.body.get("type") == "message":
+            reply = rules.complete(reply, body, entry, self.state)
+        return reply
+
+    def _handler_class(self) -> type[BaseHTTPRequestHandler]:
+        fake = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args: Any) -> None:
+                pass
+
+            def do_GET(self) -> None:
+                self._serve({})
+
+            def do_POST(self) -> None:
+                length = int(self.headers.get("content-length") or 0)
+                raw = self.rfile.read(length) if length else b"{}"
+                try:
+                    body = json.loads(raw)
+                except ValueError:
+                    body = {"_unparsed": raw.decode("utf-8", "replace")}
+                self._serve(body)
+
+            def _serve(self, body: dict[str, Any]) -> None:
+                with fake._lock:
+                    fake.requests.append(Received(self.path, dict(self.headers), body,
+                                                  time.time()))
+                reply = fake.answer(self.path, body)
+                wait = reply.delay or fake.latency
+                if wait:
+                    time.sleep(wait)
+                raw = isinstance(reply.body, Raw)
+                data = reply.body.data if raw else json.dumps(reply.body).encode()
+                headers = {**rules.rate_headers(fake.state), **reply.headers}
+                if reply.status in (429, 529) and "retry-after" not in headers and \
+                        fake.default_retry_after is not None:
+                    headers["retry-after"] = f"{fake.default_retry_after:g}"
+                try:
+                    self.send_response(reply.status)
+                    self.send_header("content-type", reply.body.content_type if raw
+                                     else "application/json")
+                    self.send_header("content-length", str(len(data)))
+                    self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
+                    for k, v in headers.items():
+                        self.send_header(k, v)
+                    self.end_headers()
+                    self.wfile.write(data)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass  # the client gave up (timeout test)
+
+        return Handler
+
+    def start(self) -> FakeAnthropic:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+
+    def __enter__(self) -> FakeAnthropic:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+
+#: Named responders for standalone use; other test modules may add to this mapping.
+MODES: dict[str, Responder] = {"ok": _default_responder}
+
+
+def _judge_ok(body: dict[str, Any]) -> Reply:
+    """A JudgeAnalysis that is valid for any criterion (the judge worker accepts it)."""
+    return Reply.message(text=json.dumps({
+        "suggested_answer": None, "reasoning": "The evidence in the notes is mixed.",
+        "evidence_pointers": [], "agent_correctness": "n_a",
+        "classification_hint": "true_ambiguity", "judge_confidence": "low"}))
+
+
+MODES["judge-ok"] = _judge_ok
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description="Run the fake Anthropic Messages API.")
+    parser.add_argument("--port", type=int, default=0)
+    parser.add_argument("--latency", type=float, default=0.0, help="seconds per response")
+    parser.add_argument("--mode", default="ok", help=f"responder: {', '.join(MODES)}")
+    args = parser.parse_args()
+    fake = FakeAnthropic(args.port, MODES[args.mode], args.latency).start()
+    print(fake.base_url, flush=True)
+    try:
+        threading.Event().wait()
+    except KeyboardInterrupt:
+        fake.stop()
+
+
+if __name__ == "__main__":
+    main()

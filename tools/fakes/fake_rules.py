@@ -1,0 +1,230 @@
+"""What the fake Anthropic API checks and simulates (see :mod:`tools.fakes.fake_anthropic`).
+
+Token estimate (documented, deterministic): ``ceil(characters / 3.5)`` of the compact JSON
+of the request's tools, system blocks and message contents, in that order (the order the
+API builds its cache prefix in).
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import hmac
+import json
+import math
+import re
+import threading
+import time
+import uuid
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from agents.providers.catalogue import ModelEntry
+
+if TYPE_CHECKING:
+    from tools.fakes.fake_anthropic import FakeAnthropic, Reply
+
+CHARS_PER_TOKEN = 3.5
+MAX_BREAKPOINTS = 4
+SECRET = b"fake-anthropic-thinking-signature"
+#: JSON-schema keywords structured outputs and strict tools refuse (the docs' limitations).
+UNSUPPORTED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
+                         "multipleOf", "minLength", "maxLength", "maxItems", "uniqueItems",
+                         "minProperties", "maxProperties", "patternProperties",
+                         "if", "then", "else", "not", "dependentRequired"})
+#: Regex features the constrained decoder does not support.
+BAD_REGEX = re.compile(r"\\[1-9]|\(\?<?[=!]|\\[bB]")
+LIMITS = {"requests": 4000, "input-tokens": 2_000_000, "output-tokens": 400_000}
+
+
+@dataclass
+class State:
+    #: Cached prefix hashes (per model).
+    cache: set[str] = field(default_factory=set)
+    #: tool_use id -> the thinking blocks of the reply that issued it.
+    issued: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    minute: int = 0
+    used: dict[str, int] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+
+def _reply(status: int, body: Any) -> Reply:
+    from tools.fakes.fake_anthropic import Reply
+
+    return Reply(status, body)
+
+
+def invalid(message: str) -> Reply:
+    return _reply(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                   "message": message}})
+
+
+def not_found(model: str) -> Reply:
+    return _reply(404, {"type": "error", "error": {"type": "not_found_error",
+                                                   "message": f"model: {model}"}})
+
+
+def model_info(fake: FakeAnthropic, model_id: str) -> Reply:
+    entry = fake.model(model_id)
+    if entry is None:
+        return not_found(model_id)
+
+    def day(d: Any) -> str | None:
+        return f"{d.isoformat()}T00:00:00Z" if d else None
+
+    return _reply(200, {"type": "model", "id": entry.id, "display_name": entry.id,
+                        "created_at": "2026-01-01T00:00:00Z",
+                        "lifecycle": entry.status(fake.today),
+                        "deprecated_at": day(entry.deprecated), "retires_at": day(entry.retires)})
+
+
+def sign(thinking: str) -> str:
+    return hmac.new(SECRET, thinking.encode(), hashlib.sha256).hexdigest()
+
+
+def segments(body: dict[str, Any]) -> list[dict[str, Any]]:
+    """Tools, system blocks, then message content blocks: the cache-prefix order."""
+    out: list[dict[str, Any]] = [dict(t) for t in body.get("tools") or []]
+    system = body.get("system") or []
+    out += [{"type": "text", "text": system}] if isinstance(system, str) else list(system)
+    for m in body.get("messages") or []:
+        content = m.get("content")
+        out += [{"type": "text", "text": content}] if isinstance(content, str) else content
+    return out
+
+
+def estimate(items: list[dict[str, Any]]) -> int:
+    clean = [{k: v for k, v in i.items() if k != "cache_control"} for i in items]
+    return max(1, math.ceil(len(json.dumps(clean, separators=(",", ":"))) / CHARS_PER_TOKEN))
+
+
+def _schema_problem(node: Any, where: str) -> str | None:
+    if isinstance(node, list):
+        return next((p for i, n in enumerate(node) if (p := _schema_problem(n, f"{where}.{i}"))),
+                    None)
+    if not isinstance(node, dict):
+        return None
+    for key, value in node.items():
+        if key in ("properties", "$defs", "definitions"):
+            for name, sub in (value or {}).items():
+                if (p := _schema_problem(sub, f"{where}.{key}.{name}")) is not None:
+                    return p
+            continue
+        if key in UNSUPPORTED:
+            return f"{where}: the JSON Schema keyword '{key}' is not supported"
+        if key == "minItems" and isinstance(value, int) and value > 1:
+            return f"{where}: minItems values other than 0 or 1 are not supported"
+        if key == "pattern" and isinstance(value, str) and BAD_REGEX.search(value):
+            return f"{where}: pattern uses unsupported regex features"
+        if key == "additionalProperties" and value is not False:
+            return f"{where}: additionalProperties must be false"
+        nested = isinstance(value, dict | list) and key not in (
+            "enum", "const", "required", "default", "examples")
+        if nested and (p := _schema_problem(value, f"{where}.{key}")) is not None:
+            return p
+    return None
+
+
+def _breakpoints(body: dict[str, Any]) -> int:
+    return sum(1 for s in segments(body) if isinstance(s, dict) and "cache_control" in s) + \
+        (1 if body.get("cache_control") else 0)
+
+
+def _thinking_problem(body: dict[str, Any], state: State) -> str | None:
+    for n, m in enumerate(body.get("messages") or []):
+        if m.get("role") != "assistant" or isinstance(m.get("content"), str):
+            continue
+        blocks = m["content"]
+        thinking = [b for b in blocks if b.get("type") in ("thinking", "redacted_thinking")]
+        for b in thinking:
+            if b.get("type") == "thinking" and b.get("signature") != sign(b.get("thinking", "")):
+                return f"messages.{n}.content: invalid signature in thinking block"
+        for b in blocks:
+            if b.get("type") != "tool_use" or b.get("id") not in state.issued:
+                continue
+            if thinking != state.issued[b["id"]]:
+                return (f"messages.{n}.content: the assistant turn that made a tool call must "
+                        "start with its thinking blocks, passed back unmodified")
+    return None
+
+
+def validate(body: dict[str, Any], entry: ModelEntry, state: State) -> Reply | None:
+    choice = (body.get("tool_choice") or {}).get("type")
+    if choice in ("any", "tool") and not entry.forced_tool_choice:
+        return invalid(f"tool_choice '{choice}' (forced tool use) is not supported by "
+                       f"{entry.id}; use 'auto' or 'none'")
+    if not entry.sampling_params:
+        for key, default in (("temperature", 1), ("top_p", 1), ("top_k", None)):
+            if key in body and body[key] is not None and body[key] != default:
+                return invalid(f"{key}: non-default sampling parameters are not supported "
+                               f"by {entry.id}")
+    if entry.adaptive_thinking and (body.get("thinking") or {}).get("type") == "enabled":
+        return invalid(f"thinking.type 'enabled' (manual budget) is not supported by "
+                       f"{entry.id}; it thinks adaptively, steer it with output_config.effort")
+    effort = (body.get("output_config") or {}).get("effort")
+    if effort is not None and effort not in entry.efforts:
+        return invalid(f"output_config.effort '{effort}' is not supported by {entry.id}")
+    schema = ((body.get("output_config") or {}).get("format") or {}).get("schema")
+    if schema is not None and (p := _schema_problem(schema, "output_config.format.schema")):
+        return invalid(p)
+    for i, tool in enumerate(body.get("tools") or []):
+        if tool.get("strict") and (p := _schema_problem(tool.get("input_schema"),
+                                                        f"tools.{i}.input_schema")):
+            return invalid(p)
+    if (n := _breakpoints(body)) > MAX_BREAKPOINTS:
+        return invalid(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
+                       f"provided. Found {n}.")
+    return invalid(p) if (p := _thinking_problem(body, state)) is not None else None
+
+
+def _usage(body: dict[str, Any], entry: ModelEntry, state: State) -> dict[str, int]:
+    items = segments(body)
+    total = estimate(items)
+    marks = [(estimate(items[:i + 1]), hashlib.sha256(
+        (entry.id + json.dumps(items[:i + 1], sort_keys=True)).encode()).hexdigest())
+        for i, s in enumerate(items) if isinstance(s, dict) and "cache_control" in s]
+    eligible = [(t, h) for t, h in marks if t >= entry.min_cache_tokens]
+    with state.lock:
+        read = max((t for t, h in eligible if h in state.cache), default=0)
+        write = max(0, max((t for t, _ in eligible), default=0) - read)
+        state.cache.update(h for _, h in eligible)
+    return {"input_tokens": max(1, total - read - write), "cache_read_input_tokens": read,
+            "cache_creation_input_tokens": write}
+
+
+def complete(reply: Reply, body: dict[str, Any], entry: ModelEntry, state: State) -> Reply:
+    """A scripted message made real: model, thinking block, simulated usage."""
+    out = copy.deepcopy(reply.body)
+    think = out.pop("_thinking", True)
+    out["model"] = out.get("model") or entry.id
+    content = out["content"]
+    if entry.adaptive_thinking and think and not any(
+            b.get("type") in ("thinking", "redacted_thinking") for b in content):
+        thought = f"Considering the request ({uuid.uuid4().hex[:8]})."
+        content.insert(0, {"type": "thinking", "thinking": thought, "signature": sign(thought)})
+    thinking = [b for b in content if b.get("type") in ("thinking", "redacted_thinking")]
+    for b in content:
+        if b.get("type") == "tool_use":
+            state.issued[b["id"]] = copy.deepcopy(thinking)
+    if out["usage"].get("input_tokens") is None:
+        out["usage"].update(_usage(body, entry, state))
+    from tools.fakes.fake_anthropic import Reply
+
+    return Reply(reply.status, out, reply.headers, reply.delay)
+
+
+def rate_headers(state: State) -> dict[str, str]:
+    now = time.time()
+    with state.lock:
+        minute = int(now // 60)
+        if minute != state.minute:
+            state.minute, state.used = minute, {}
+        state.used["requests"] = state.used.get("requests", 0) + 1
+        used = dict(state.used)
+    reset = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime((minute + 1) * 60))
+    headers = {}
+    for name, limit in LIMITS.items():
+        headers[f"anthropic-ratelimit-{name}-limit"] = str(limit)
+        headers[f"anthropic-ratelimit-{name}-remaining"] = str(max(0, limit - used.get(name, 0)))
+        headers[f"anthropic-ratelimit-{name}-reset"] = reset
+    return headers

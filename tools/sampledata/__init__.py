@@ -1,0 +1,1 @@
+"""Generators of the checked-in sample data (streams/sampledata/data, agents/debrief/sampledata)."""
