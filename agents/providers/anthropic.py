@@ -27,12 +27,13 @@ import json
 import logging
 import math
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import anthropic
 
 from agents.errors import LLMError
-from agents.providers import catalogue
+from agents.providers import anthropic_batch, catalogue
 from agents.providers.anthropic_errors import HALTING, classify
 from agents.providers.anthropic_params import build_params, to_response
 from agents.providers.base import LLMRequest, LLMResponse
@@ -163,6 +164,16 @@ class AnthropicProvider:
             raise classify(exc) from exc
         out: dict[str, Any] = info.to_dict(mode="json")
         return out
+
+    # -- Message Batches (agents.providers.anthropic_batch) -------------------------
+    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]) -> str:
+        return await anthropic_batch.submit(self, items)
+
+    async def batch_status(self, batch_id: str) -> anthropic_batch.BatchStatus:
+        return await anthropic_batch.status(self, batch_id)
+
+    async def batch_results(self, batch_id: str) -> list[anthropic_batch.BatchResult]:
+        return await anthropic_batch.results(self, batch_id)
 
     @property
     def has_credentials(self) -> bool:

@@ -29,6 +29,8 @@ Like the real API (model facts from the package catalogue, ``agents/providers/mo
   requests (after validation, before the queue): a request that does not fit gets a 429
   ``rate_limit_error`` with the ``retry-after`` until the bucket has room, and costs
   nothing. The default tier is large enough never to bind.
+* The Message Batches endpoints (``/v1/messages/batches``...) are in
+  :mod:`tools.fakes.fake_batches` (``fake.batches``): same validation per request.
 * Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers (the buckets
   after the answer's output was charged); 429 and 529 carry ``retry-after``
   (``default_retry_after`` seconds unless the reply sets one); error bodies are
@@ -56,6 +58,7 @@ from typing import Any
 
 from agents.providers.catalogue import ModelEntry, load
 from tools.fakes import fake_rules as rules
+from tools.fakes.fake_batches import Batches, Raw
 from tools.fakes.fake_tier import Tier
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
@@ -147,6 +150,7 @@ class FakeAnthropic:
         #: retry-after (s) sent with a 429/529 whose reply sets none; None = no header.
         self.default_retry_after: float | None = 1.0
         self.state = rules.State(tier=tier or Tier())
+        self.batches = Batches(self)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
@@ -182,6 +186,8 @@ class FakeAnthropic:
         route = path.split("?")[0]
         if route.startswith("/v1/models/"):
             return rules.model_info(self, route.rsplit("/", 1)[1])
+        if route.startswith("/v1/messages/batches"):
+            return self.batches.answer(route, body)  # type: ignore[no-any-return]
         entry = self.model(str(body.get("model")))
         if entry is None:
             return rules.not_found(str(body.get("model")))
@@ -226,14 +232,16 @@ class FakeAnthropic:
                 wait = reply.delay or fake.latency
                 if wait:
                     time.sleep(wait)
-                data = json.dumps(reply.body).encode()
+                raw = isinstance(reply.body, Raw)
+                data = reply.body.data if raw else json.dumps(reply.body).encode()
                 headers = {**rules.rate_headers(fake.state, reply), **reply.headers}
                 if reply.status in (429, 529) and "retry-after" not in headers and \
                         fake.default_retry_after is not None:
                     headers["retry-after"] = f"{fake.default_retry_after:g}"
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", reply.body.content_type if raw
+                                     else "application/json")
                     self.send_header("content-length", str(len(data)))
                     self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
                     for k, v in headers.items():
