@@ -123,7 +123,7 @@ def test_two_workers_share_the_partitions(bootstrap: str, tmp_path: Path) -> Non
     asyncio.run(ensure_topics(s))
     with worker("detect", s, tmp_path, tag="-a") as a, worker("detect", s, tmp_path, tag="-b") as b:
         asyncio.run(produce(bootstrap, s.topics.agent_answers, sample.answers))
-        outcomes = values(asyncio.run(wait_all_decided(s, sample, timeout=120)))
+        outcomes = values(asyncio.run(wait_all_decided(s, sample, timeout=300)))
         jobs = values(asyncio.run(collect(bootstrap, s.topics.judge_jobs, timeout=10, quiet=1)))
         assert a.alive and b.alive, a.log_text()[-2000:] + b.log_text()[-2000:]
         mine = [active_partitions(w.log_text()) for w in (a, b)]
