@@ -10,12 +10,9 @@ skill knows the criterion, else by their JSON spelling.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from datetime import datetime
 from typing import Any
-
-import orjson
 
 from agents.calibrate.metrics import Ratio, agreement, cohen_kappa, confusion
 from schemas.calibration import (
@@ -27,6 +24,7 @@ from schemas.calibration import (
     Figure,
 )
 from schemas.chart_review import CellOutcome, JudgeResult
+from schemas.ids import canonical_json, derive_id
 from schemas.skill import AnswerSchema
 from streams.detect.normalize import canonicalize, format_signature
 
@@ -115,10 +113,9 @@ class Calibration:
             cost_usd=round(cost, 8),
             cost_per_cell_usd=round(cost / len(results), 8) if results else None,
             agent_agreement=self.agent_agreement(task, field))
-        digest = hashlib.sha256(orjson.dumps(
+        digest = derive_id(canonical_json(
             CalibrationRecord.model_construct(**fields).model_dump(mode="json", exclude={
-                "calibration_id", "computed_at", "schema_version"}),
-            option=orjson.OPT_SORT_KEYS)).hexdigest()
+                "calibration_id", "computed_at", "schema_version"})), length=None)
         return CalibrationRecord(calibration_id=digest, computed_at=now, **fields)
 
     def agent_agreement(self, task: str, field: str) -> AgentAgreement | None:

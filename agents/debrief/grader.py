@@ -14,7 +14,6 @@ Offline path: the deterministic checklist grader. Both paths go through ``valida
 
 from __future__ import annotations
 
-import hashlib
 import logging
 import time
 from dataclasses import dataclass, replace
@@ -29,6 +28,7 @@ from agents.errors import InvalidOutput, LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd, is_offline
 from schemas.chart_review import Usage, ValidationProblem
+from schemas.ids import derive_id
 from schemas.medkit import (
     LEGACY_TOOL_NAMES,
     TOOL_NAME,
@@ -48,7 +48,7 @@ OFFLINE_PROMPT_VERSION = f"debrief-offline-{offline.MODEL}"
 
 def evaluation_id(request_id: str, prompt_version: str) -> str:
     """Deterministic: a redelivered or replayed request gets the same id."""
-    return hashlib.sha256(f"{request_id}|{prompt_version}".encode()).hexdigest()[:32]
+    return derive_id(request_id, prompt_version, sep="|")
 
 
 def validation_summary(exc: ValidationError, limit: int = 6) -> str:

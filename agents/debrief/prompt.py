@@ -7,7 +7,6 @@ prompts never share an id.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from typing import Any
 
@@ -15,6 +14,7 @@ import orjson
 
 from agents.framing import announce, block, new_boundary
 from agents.providers.base import LLMRequest, LLMResponse, SystemBlock
+from schemas.ids import canonical_json, derive_id
 from schemas.medkit import TOOL_NAME, CaseRubric, DebriefRequest, render_case_evaluation_tool
 
 HEADER = "[debrief request]"
@@ -70,8 +70,7 @@ answer in prose and do not use any other tool.
 
 _FRAMED = re.compile(r"^<<DATA-([0-9a-f]+) [^\n]*>>\n(.*?)\n<<END-\1>>$", re.S | re.M)
 TOOL: dict[str, Any] = render_case_evaluation_tool()
-PROMPT_VERSION = "debrief-v1+" + hashlib.sha256(
-    SYSTEM.encode() + orjson.dumps(TOOL, option=orjson.OPT_SORT_KEYS)).hexdigest()[:8]
+PROMPT_VERSION = "debrief-v1+" + derive_id(SYSTEM, canonical_json(TOOL), sep="", length=8)
 
 
 def user_message(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,

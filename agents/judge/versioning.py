@@ -17,6 +17,7 @@ import orjson
 
 from agents import framing
 from agents.judge import case, offline, output_schema, prompt, rules, validate
+from schemas.ids import derive_id
 from schemas.skill import Skill
 from streams.settings import Settings
 
@@ -48,4 +49,4 @@ def prompt_version(settings: Settings, skill: Skill, provider: str, model: str) 
 
 
 def result_id(job_id: str, version: str) -> str:
-    return hashlib.sha256(f"{job_id}|{version}".encode()).hexdigest()[:32]
+    return derive_id(job_id, version, sep="|")

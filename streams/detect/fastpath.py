@@ -13,15 +13,13 @@ model path) when ``AgentAnswer``'s JSON schema is not the one this module was wr
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import datetime, timedelta
 from typing import Any
 
-import orjson
-
 from schemas.base import _SAFE_ID
 from schemas.chart_review import AgentAnswer, cell_key
+from schemas.ids import canonical_json, derive_id
 
 _FIELDS = ("schema_version", "event_id", "run_id", "task_id", "patient_id", "field_id",
            "agent_id", "answer", "evidence", "rationale", "confidence",
@@ -38,7 +36,7 @@ SCHEMA_SHA = "d4bff6df5520e61f957600b05061728dbc49a9f9c74d6890ad92333f18683109"
 
 def schema_sha() -> str:
     schema = AgentAnswer.model_json_schema()
-    return hashlib.sha256(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return derive_id(canonical_json(schema), length=None)
 
 
 ENABLED = schema_sha() == SCHEMA_SHA

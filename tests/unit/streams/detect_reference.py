@@ -19,7 +19,8 @@ from pydantic import ValidationError
 
 from schemas.chart_review import AgentAnswer, CellOutcome, JudgeJob, SourceRef, cell_key
 from schemas.skill import Skill
-from streams.detect.decide import Decision, decide, derive_id
+from schemas.ids import derive_id
+from streams.detect.decide import Decision, decide
 from streams.detect.normalize import to_json_value
 from streams.detect.state import Settle
 from streams.errors import BadRecord
