@@ -41,6 +41,7 @@ from agents.judge.output_schema import FIELDS
 from agents.judge.quotes import occurs, quoted_spans
 from agents.judge.rules import check_pointer_text, check_rules
 from schemas.chart_review import JobKind, JudgeAnalysis, ValidationProblem
+from schemas.errors import invalid_fields
 from schemas.skill import Criterion
 from streams.detect.normalize import Invalid, canonicalize, to_json_value
 
@@ -173,7 +174,7 @@ def validate_analysis(payload: Any, *, criterion: Criterion, notes: Mapping[str,
         analysis = JudgeAnalysis.model_validate(
             {**payload, "suggested_answer": answer, "evidence_pointers": pointers})
     except ValidationError as exc:
-        bad = ", ".join(sorted({".".join(str(p) for p in e["loc"]) for e in exc.errors()}))
+        bad = ", ".join(invalid_fields(exc, root=""))
         return Check(None, (*found, problem("invalid_field", f"invalid value in: {bad}",
                                             "fallback")))
     if not analysis.reasoning.strip():

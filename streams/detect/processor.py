@@ -14,6 +14,7 @@ import orjson
 from pydantic import ValidationError
 
 from schemas.chart_review import AgentAnswer, cell_key
+from schemas.errors import describe
 from schemas.skill import Skill
 from streams import limits
 from streams.detect.decide import Decision, decide
@@ -69,10 +70,7 @@ def parse_answer(raw: bytes | None) -> PlainAnswer:
     try:
         return PlainAnswer.from_model(AgentAnswer.model_validate(data))
     except ValidationError as exc:
-        # Field locations and messages only: never echo the input values (may be PHI).
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
-                             for e in exc.errors(include_input=False))
-        raise BadRecord("schema_error", f"AgentAnswer invalid: {problems}") from None
+        raise BadRecord("schema_error", f"AgentAnswer invalid: {describe(exc)}") from None
 
 
 class DetectProcessor:
