@@ -10,7 +10,7 @@ import orjson
 
 from schemas.skill import Skill
 from streams.detect.processor import DetectProcessor
-from streams.detect.state import CellState, Settle
+from streams.detect.state import CellState, DetectConfig
 from streams.errors import BadRecord
 from streams.sampledata import DATA_DIR
 
@@ -46,7 +46,7 @@ def load_sample() -> Sample:
 def reference_jobs(sample: Sample, skill: Skill, expected: tuple[str, ...],
                    threshold: float) -> dict[str, set[str]]:
     """Job ids per cell from the pure processor over the file order, cells settled at the end."""
-    proc = DetectProcessor(skill, Settle(expected, 1.0, 1e9, threshold))
+    proc = DetectProcessor(skill, DetectConfig(expected, 1.0, 1e9, threshold))
     states: dict[str, CellState | None] = {}
     jobs: dict[str, set[str]] = defaultdict(set)
 

@@ -16,7 +16,7 @@ from agents.judge.versioning import result_id
 from schemas.ids import canonical_json, derive_id
 from schemas.skill import load_skill
 from streams.detect.processor import DetectProcessor
-from streams.detect.state import Settle
+from streams.detect.state import DetectConfig
 from streams.errors import BadRecord
 from streams.settings import Settings
 from tests.integration.sample import load_sample
@@ -31,7 +31,7 @@ def _sample_ids() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
     """Job and outcome ids per cell: the sample in file order, every cell settled at the end."""
     s = Settings()
     proc = DetectProcessor(load_skill(s.skill_dir),
-                           Settle(s.expected_agents, 1.0, 1e9, s.low_confidence_threshold))
+                           DetectConfig(s.expected_agents, 1.0, 1e9, s.low_confidence_threshold))
     states: dict[str, Any] = {}
     ids: dict[str, dict[str, set[str]]] = {"job": defaultdict(set), "outcome": defaultdict(set)}
 
