@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from schemas.base import _SAFE_ID
-from schemas.chart_review import AgentAnswer, cell_key
+from schemas.chart_review import AgentAnswer, CellKeyed
 from schemas.ids import canonical_json, derive_id
 
 _FIELDS = ("schema_version", "event_id", "run_id", "task_id", "patient_id", "field_id",
@@ -42,7 +42,7 @@ def schema_sha() -> str:
 ENABLED = schema_sha() == SCHEMA_SHA
 
 
-class PlainAnswer:
+class PlainAnswer(CellKeyed):
     """An accepted answer as plain data; duck-types the parts of ``AgentAnswer`` we read."""
 
     __slots__ = ("agent_id", "answer", "confidence", "emitted_at", "event_id", "field_id",
@@ -59,10 +59,6 @@ class PlainAnswer:
         self.answer: Any = json["answer"]
         self.confidence: str | float = json["confidence"]
         self.emitted_at = emitted_at
-
-    @property
-    def key(self) -> str:
-        return cell_key(self.task_id, self.patient_id, self.field_id)
 
     def model_dump(self, mode: str = "json") -> dict[str, Any]:
         return self.json
