@@ -32,8 +32,9 @@ from agents.judge.offline import VERSION as OFFLINE_VERSION
 from agents.judge.offline import offline_payload
 from agents.judge.parse import parse_response
 from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_request
+from agents.judge.rules import problem
 from agents.judge.typedrift import type_drift_analysis
-from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
+from agents.judge.validate import REPAIRABLE, Check, needs_review, validate_analysis
 from agents.judge.versioning import prompt_version, result_id
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd, is_offline

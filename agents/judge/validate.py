@@ -34,12 +34,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-import orjson
 from pydantic import ValidationError
 
 from agents.judge.output_schema import FIELDS
 from agents.judge.quotes import occurs, quoted_spans
-from agents.judge.rules import check_pointer_text, check_rules
+from agents.judge.rules import check_pointer_text, check_rules, problem, same_json
 from schemas.chart_review import JobKind, JudgeAnalysis, ValidationProblem
 from schemas.errors import invalid_fields
 from schemas.skill import Criterion
@@ -76,15 +75,6 @@ class Check:
     problems: tuple[ValidationProblem, ...]
 
 
-def problem(kind: str, message: str, action: str = "flagged") -> ValidationProblem:
-    return ValidationProblem(type=kind, message=message, action=action)  # type: ignore[arg-type]
-
-
-def _same(a: Any, b: Any) -> bool:
-    opt = orjson.OPT_SORT_KEYS
-    return orjson.dumps(a, option=opt) == orjson.dumps(b, option=opt)
-
-
 def check_answer(raw: Any, criterion: Criterion) -> tuple[Any, list[ValidationProblem]]:
     """The schema spelling of ``raw`` (None stays None), or an ``answer_not_in_schema``."""
     if raw is None:
@@ -95,7 +85,7 @@ def check_answer(raw: Any, criterion: Criterion) -> tuple[Any, list[ValidationPr
                               f"values criterion {criterion.field_id} allows ({canon.reason})",
                               "fallback")]
     value = to_json_value(canon)
-    if _same(value, raw):
+    if same_json(value, raw):
         return value, []
     return value, [problem("noncanonical_answer", "suggested_answer rewritten to the "
                            "answer_schema's spelling", "repaired")]
