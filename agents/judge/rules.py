@@ -40,12 +40,10 @@ _HINT_FOR = {"agent_a": "agent_b_error", "agent_b": "agent_a_error"}
 
 
 def problem(kind: str, message: str, action: str = "flagged") -> ValidationProblem:
-    """One typed problem; ``action`` says what was done about it."""
     return ValidationProblem(type=kind, message=message, action=action)  # type: ignore[arg-type]
 
 
-def same_json(a: Any, b: Any) -> bool:
-    """Equal as JSON values (key order ignored)."""
+def _same(a: Any, b: Any) -> bool:
     opt = orjson.OPT_SORT_KEYS
     return orjson.dumps(a, option=opt) == orjson.dumps(b, option=opt)
 
@@ -58,7 +56,7 @@ def supported_agent(suggested: Any, agent_answers: Sequence[Any]) -> str | None:
     if suggested is None:
         return "neither"
     hits = [label for label, value in zip(("agent_a", "agent_b"), agent_answers[:2],
-                                          strict=False) if same_json(suggested, value)]
+                                          strict=False) if _same(suggested, value)]
     if len(hits) == 1:
         return hits[0]
     return "neither" if not hits else None

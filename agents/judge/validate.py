@@ -34,13 +34,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+import orjson
 from pydantic import ValidationError
 
 from agents.judge.output_schema import FIELDS
 from agents.judge.quotes import occurs, quoted_spans
-from agents.judge.rules import check_pointer_text, check_rules, problem, same_json
+from agents.judge.rules import check_pointer_text, check_rules
 from schemas.chart_review import JobKind, JudgeAnalysis, ValidationProblem
-from schemas.errors import invalid_fields
 from schemas.skill import Criterion
 from streams.detect.normalize import Invalid, canonicalize, to_json_value
 
@@ -75,6 +75,15 @@ class Check:
     problems: tuple[ValidationProblem, ...]
 
 
+def problem(kind: str, message: str, action: str = "flagged") -> ValidationProblem:
+    return ValidationProblem(type=kind, message=message, action=action)  # type: ignore[arg-type]
+
+
+def _same(a: Any, b: Any) -> bool:
+    opt = orjson.OPT_SORT_KEYS
+    return orjson.dumps(a, option=opt) == orjson.dumps(b, option=opt)
+
+
 def check_answer(raw: Any, criterion: Criterion) -> tuple[Any, list[ValidationProblem]]:
     """The schema spelling of ``raw`` (None stays None), or an ``answer_not_in_schema``."""
     if raw is None:
@@ -85,7 +94,7 @@ def check_answer(raw: Any, criterion: Criterion) -> tuple[Any, list[ValidationPr
                               f"values criterion {criterion.field_id} allows ({canon.reason})",
                               "fallback")]
     value = to_json_value(canon)
-    if same_json(value, raw):
+    if _same(value, raw):
         return value, []
     return value, [problem("noncanonical_answer", "suggested_answer rewritten to the "
                            "answer_schema's spelling", "repaired")]
@@ -164,7 +173,7 @@ def validate_analysis(payload: Any, *, criterion: Criterion, notes: Mapping[str,
         analysis = JudgeAnalysis.model_validate(
             {**payload, "suggested_answer": answer, "evidence_pointers": pointers})
     except ValidationError as exc:
-        bad = ", ".join(invalid_fields(exc, root=""))
+        bad = ", ".join(sorted({".".join(str(p) for p in e["loc"]) for e in exc.errors()}))
         return Check(None, (*found, problem("invalid_field", f"invalid value in: {bad}",
                                             "fallback")))
     if not analysis.reasoning.strip():

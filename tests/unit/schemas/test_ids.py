@@ -4,22 +4,17 @@ expressions (tests/data/recorded_ids.json; ids are a contract)."""
 from __future__ import annotations
 
 import json
-from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-import orjson
 import pytest
 
 from agents.debrief.grader import evaluation_id
 from agents.judge.versioning import result_id
 from schemas.ids import canonical_json, derive_id
 from schemas.skill import load_skill
-from streams.detect.processor import DetectProcessor
-from streams.detect.state import DetectConfig
-from streams.errors import BadRecord
 from streams.settings import Settings
-from tests.integration.sample import load_sample
+from tests.integration.sample import load_sample, reference_ids
 from tests.unit.agents.calibrate import scenario as sc
 from tests.unit.agents.calibrate.test_core import _fed
 
@@ -27,35 +22,11 @@ DATA = Path(__file__).parent.parent.parent / "data"
 RECORDED: dict[str, Any] = json.loads((DATA / "recorded_ids.json").read_text())
 
 
-def _sample_ids() -> tuple[dict[str, list[str]], dict[str, list[str]]]:
-    """Job and outcome ids per cell: the sample in file order, every cell settled at the end."""
-    s = Settings()
-    proc = DetectProcessor(load_skill(s.skill_dir),
-                           DetectConfig(s.expected_agents, 1.0, 1e9, s.low_confidence_threshold))
-    states: dict[str, Any] = {}
-    ids: dict[str, dict[str, set[str]]] = {"job": defaultdict(set), "outcome": defaultdict(set)}
-
-    def take(key: str, step: Any) -> None:
-        if step.changed:
-            states[key] = step.state
-        for e in step.emits:
-            ids[e.kind][key].add(orjson.loads(e.value)[f"{e.kind}_id"])
-
-    for offset, (raw_key, value) in enumerate(load_sample().answers):
-        try:
-            answer = proc.validate(value)
-        except BadRecord:
-            continue
-        key = raw_key.decode()
-        take(key, proc.on_answer(answer, ("a", 0, offset), states.get(key), 0.0))
-    for key, state in list(states.items()):
-        take(key, proc.on_tick(state, ("tick", 0, 0), 10.0))
-    jobs, outcomes = ({k: sorted(v) for k, v in d.items()} for d in ids.values())
-    return jobs, outcomes
-
-
 def test_sample_job_and_outcome_ids_unchanged() -> None:
-    jobs, outcomes = _sample_ids()
+    s = Settings()
+    ids = reference_ids(load_sample(), load_skill(s.skill_dir), s.expected_agents,
+                        s.low_confidence_threshold)
+    jobs, outcomes = ({k: sorted(v) for k, v in d.items()} for d in ids.values())
     assert jobs == RECORDED["job_ids"]
     assert jobs == json.loads((DATA / "baseline_job_ids.json").read_text())
     assert outcomes == RECORDED["outcome_ids"]
