@@ -8,14 +8,16 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 
+from cli.replay_llm import add_kinds
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.replay_dlq import Replayer, Tally
 from streams.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
-    p = sub.add_parser("replay", help="re-drive records (dead letters) through judgeflow",
-                       description="Re-drive records after a fix.")
+    p = sub.add_parser("replay", help="re-judge a topic under a new prompt, or re-drive "
+                       "dead letters", description="Re-judge an input topic under the current "
+                       "prompt version (judge, debrief), or re-drive dead letters (dlq).")
     kinds = p.add_subparsers(dest="kind", metavar="KIND", required=True)
     d = kinds.add_parser(
         "dlq", help="send dead letters back to the topic they came from",
@@ -29,6 +31,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     d.add_argument("--dry-run", action="store_true",
                    help="count what would be re-driven, by error type; send and commit nothing")
     d.set_defaults(func=run)
+    add_kinds(kinds)
 
 
 def _counts(c: Counter[str]) -> str:

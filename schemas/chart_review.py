@@ -220,3 +220,6 @@ class JudgeResult(Frozen, CellKeyed):
     usage: Usage = Field(default_factory=Usage)
     latency_ms: int = 0
     judged_at: datetime
+    #: The result id of the latest result for this job under another prompt version (the
+    #: one this result replaces, e.g. after a replay); None for a job's first result.
+    supersedes: str | None = None

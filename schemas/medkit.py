@@ -310,6 +310,9 @@ class CaseEvaluation(CheckedEvaluation):
     validation: tuple[ValidationProblem, ...] = ()
     latency_ms: int = 0
     evaluated_at: datetime
+    #: The evaluation id of the latest evaluation of this request under another prompt
+    #: version (the one this evaluation replaces); None for a request's first evaluation.
+    supersedes: str | None = None
 
 
 # ---------------------------------------------------------------- the tool schema

@@ -49,6 +49,12 @@ class Output:
 Handler = Callable[[Any], Awaitable[Sequence[Output]]]
 
 
+class Deferred(Exception):
+    """Raised by a handler: the record is left to a later run (not done, not dead-lettered);
+    its offset and every later one of its partition stay uncommitted. Replays use it to stop
+    at their end offsets and at their budget."""
+
+
 @dataclass
 class PartitionOffsets:
     """Commit bookkeeping of one assigned partition. Records run side by side, so the
@@ -186,6 +192,8 @@ class ConcurrentWorker:
                                     f"limit of {self.max_input_bytes} bytes")
                 async with asyncio.timeout(self.handler_timeout):
                     outputs = list(await self.handler(rec))
+            except Deferred:
+                return  # stays in flight: nothing at or after it is committed
             except BadRecord as exc:
                 outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
             except TimeoutError:

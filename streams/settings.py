@@ -46,6 +46,8 @@ class TopicSettings(BaseModel):
     case_evaluations: str = "medkit.case-evaluations.v1"
     #: Internal: settle-window ticks for the detector, co-partitioned with agent_answers.
     detect_ticks: str = "judgeflow.detect-ticks.v1"
+    #: Internal: every Message Batch a ``replay --batch`` submitted, recorded before polling.
+    replay_batches: str = "judgeflow.replay-batches.v1"
 
     @staticmethod
     def dlq(topic: str) -> str:

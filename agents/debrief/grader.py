@@ -23,13 +23,14 @@ from pydantic import ValidationError
 
 from agents.debrief import offline, validate
 from agents.debrief.autorubric import rubric_for
-from agents.debrief.prompt import PROMPT_VERSION, build_request, repair_request
+from agents.debrief.prompt import build_request, repair_request
+from agents.debrief.versioning import debrief_version
 from agents.errors import InvalidOutput, LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd, is_offline
+from agents.versioning import result_id
 from schemas.chart_review import Usage, ValidationProblem
 from schemas.errors import describe
-from schemas.ids import derive_id
 from schemas.medkit import (
     LEGACY_TOOL_NAMES,
     TOOL_NAME,
@@ -44,12 +45,9 @@ from streams.settings import Settings
 
 log = logging.getLogger(__name__)
 
-OFFLINE_PROMPT_VERSION = f"debrief-offline-{offline.MODEL}"
-
-
 def evaluation_id(request_id: str, prompt_version: str) -> str:
     """Deterministic: a redelivered or replayed request gets the same id."""
-    return derive_id(request_id, prompt_version, sep="|")
+    return result_id(request_id, prompt_version)
 
 
 def validation_summary(exc: ValidationError, limit: int = 6) -> str:
@@ -70,7 +68,7 @@ class DebriefGrader:
         self.provider = provider
         self.metrics = metrics
         self.offline = is_offline(provider)
-        self.prompt_version = OFFLINE_PROMPT_VERSION if self.offline else PROMPT_VERSION
+        self.prompt_version = debrief_version(settings, provider.name, provider.model)
 
     def evaluation_id(self, request_id: str) -> str:
         return evaluation_id(request_id, self.prompt_version)
@@ -80,11 +78,12 @@ class DebriefGrader:
         started = time.monotonic()
         rubric, source = rubric_for(request)
         problems: list[ValidationProblem] = []
-        usage, calls, model = TokenUsage(), 0, offline.MODEL
+        usage, calls, model, cost = TokenUsage(), 0, offline.MODEL, 0.0
         if self.offline:
             checked = validate.check(request, rubric, source, offline.grade(request, rubric))
         else:
-            checked, usage, calls, model = await self._ask(request, rubric, source, problems)
+            checked, usage, calls, model, cost = await self._ask(request, rubric, source,
+                                                                 problems)
         ev = CaseEvaluation.model_validate({
             **checked.payload.model_dump(mode="json"),
             "evaluation_id": self.evaluation_id(request.request_id),
@@ -93,8 +92,7 @@ class DebriefGrader:
             "usage": Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
                            cache_read_input_tokens=usage.cache_read_input_tokens,
                            cache_creation_input_tokens=usage.cache_creation_input_tokens,
-                           cost_usd=0.0 if self.offline else cost_usd(
-                               usage, model, self.settings.llm),
+                           cost_usd=cost,
                            llm_calls=calls).model_dump(),
             "rubric_source": source,
             "dropped_criteria": [d.model_dump() for d in checked.dropped],
@@ -113,20 +111,25 @@ class DebriefGrader:
 
     async def _ask(self, request: DebriefRequest, rubric: CaseRubric, source: str,
                    problems: list[ValidationProblem]
-                   ) -> tuple[validate.Checked, TokenUsage, int, str]:
+                   ) -> tuple[validate.Checked, TokenUsage, int, str, float]:
         first = build_request(request, rubric, source, self.settings.llm.max_tokens)
         response = await self._call(first)
-        usage, calls = response.usage, response.attempts
+        usage, calls, cost = response.usage, response.attempts, self._cost(response)
         attempt = self._interpret(response, request, rubric, source)
         if attempt.reason is not None:
             problems.append(ValidationProblem(type="repair_round_trip", action="repaired",
                                               message=attempt.reason))
             retry = await self._call(self._repair(first, response, attempt.reason))
             usage, calls = usage + retry.usage, calls + retry.attempts
+            cost += self._cost(retry)
             response, attempt = retry, self._interpret(retry, request, rubric, source)
         if attempt.checked is None:
             raise BadRecord("invalid_output", f"after one repair round-trip: {attempt.reason}")
-        return attempt.checked, usage, calls, response.model
+        return attempt.checked, usage, calls, response.model, cost
+
+    def _cost(self, response: LLMResponse) -> float:
+        """A batched answer (``replay debrief --batch``) is priced with the batch discount."""
+        return cost_usd(response.usage, response.model, self.settings.llm, batch=response.batch)
 
     def _repair(self, first: LLMRequest, response: LLMResponse, reason: str) -> LLMRequest:
         if response.stop_reason == "max_tokens":  # cut short: ask again with more room
@@ -154,8 +157,7 @@ class DebriefGrader:
                             ("cache_read", u.cache_read_input_tokens),
                             ("cache_write", u.cache_creation_input_tokens)):
                 m.llm_tokens.labels("debrief", name, kind).inc(n)
-            m.llm_cost.labels("debrief", name).inc(cost_usd(u, response.model,
-                                                            self.settings.llm))
+            m.llm_cost.labels("debrief", name).inc(self._cost(response))
             m.llm_latency.labels("debrief", name).observe(response.latency_ms / 1000)
         if response.stop_reason == "refusal":
             raise BadRecord("llm_failure", "the model refused to evaluate this encounter")

@@ -20,6 +20,7 @@ from schemas.medkit import DebriefRequest
 from streams import limits
 from streams.errors import BadRecord
 from streams.runner import Output
+from streams.series import Series, result_headers
 
 log = logging.getLogger(__name__)
 
@@ -43,10 +44,13 @@ class DebriefHandler:
     """Grades each request once per prompt version: ids already on the output topic (read
     at start) and ids published by this process are skipped; concurrent duplicates wait."""
 
-    def __init__(self, grader: DebriefGrader, output_topic: str, seen: set[str]) -> None:
+    def __init__(self, grader: DebriefGrader, output_topic: str, seen: set[str],
+                 series: Series | None = None) -> None:
         self.grader = grader
         self.output_topic = output_topic
         self.seen = seen
+        #: earlier evaluations by request and version (``supersedes``)
+        self.series = series or Series()
         self._locks: dict[str, asyncio.Lock] = {}
 
     async def __call__(self, record: Any) -> list[Output]:
@@ -69,7 +73,11 @@ class DebriefHandler:
         finally:
             if not lock.locked():
                 self._locks.pop(eid, None)
+        old = self.series.supersedes(request.request_id, evaluation.prompt_version)
+        if old is not None:
+            evaluation = evaluation.model_copy(update={"supersedes": old})
         value = orjson.dumps(evaluation.model_dump(mode="json"))
+        headers = result_headers(eid, evaluation.prompt_version, "request_id",
+                                 request.request_id, old)
         return [Output(self.output_topic, request.request_id.encode(), value,
-                       (("evaluation_id", eid.encode()),
-                        ("prompt_version", evaluation.prompt_version.encode())))]
+                       (("evaluation_id", eid.encode()), *headers))]

@@ -1,8 +1,10 @@
 """The attending's debrief prompt, the tool, and the repair message.
 
-The rules follow the medkit attending's debrief mode (in our own words). ``PROMPT_VERSION``
-changes whenever the system text or the tool schema changes, so evaluations of different
-prompts never share an id.
+The rules follow the medkit attending's debrief mode (in our own words). ``LABEL`` is the
+readable part of the prompt version, bumped by hand when the prompt changes on purpose; the
+version itself (:mod:`agents.debrief.versioning`) also hashes the texts, the tool schema, the
+validation code and the model with its parameters, so two prompts or two models never share
+an evaluation id.
 """
 
 from __future__ import annotations
@@ -14,7 +16,6 @@ import orjson
 
 from agents.framing import announce, block, new_boundary
 from agents.providers.base import LLMRequest, LLMResponse, SystemBlock
-from schemas.ids import canonical_json, derive_id
 from schemas.medkit import TOOL_NAME, CaseRubric, DebriefRequest, render_case_evaluation_tool
 
 HEADER = "[debrief request]"
@@ -70,7 +71,8 @@ answer in prose and do not use any other tool.
 
 _FRAMED = re.compile(r"^<<DATA-([0-9a-f]+) [^\n]*>>\n(.*?)\n<<END-\1>>$", re.S | re.M)
 TOOL: dict[str, Any] = render_case_evaluation_tool()
-PROMPT_VERSION = "debrief-v1+" + derive_id(SYSTEM, canonical_json(TOOL), sep="", length=8)
+#: Bump when the debrief prompt changes on purpose (README "Changing the prompt").
+LABEL = "debrief-v2"
 
 
 def user_message(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,

@@ -16,8 +16,9 @@ from agents.providers.startup import check_provider
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
 from streams.runner import ConcurrentWorker
+from streams.series import scan_series
 from streams.settings import Settings
-from streams.topics import ensure_topics, ids_on_topic
+from streams.topics import ensure_topics
 
 log = logging.getLogger(__name__)
 
@@ -30,9 +31,10 @@ async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
     await ensure_topics(settings)
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    seen = await ids_on_topic(settings.kafka.bootstrap_servers, topics.case_evaluations,
-                              "evaluation_id")
-    handler = DebriefHandler(grader, topics.case_evaluations, seen)
+    series = await scan_series(settings.kafka.bootstrap_servers, topics.case_evaluations,
+                               "evaluation_id", "request_id")
+    seen = set(series.ids)
+    handler = DebriefHandler(grader, topics.case_evaluations, seen, series)
     worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
                               group_id=settings.groups.debrief, handler=handler,
                               concurrency=settings.llm.concurrency, metrics=metrics)

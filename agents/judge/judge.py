@@ -32,10 +32,9 @@ from agents.judge.offline import VERSION as OFFLINE_VERSION
 from agents.judge.offline import offline_payload
 from agents.judge.parse import parse_response
 from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_request
-from agents.judge.rules import problem
 from agents.judge.typedrift import type_drift_analysis
-from agents.judge.validate import REPAIRABLE, Check, needs_review, validate_analysis
-from agents.judge.versioning import prompt_version, result_id
+from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
+from agents.judge.versioning import prompt_version, result_id, typedrift_version
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd, is_offline
 from agents.transient import LLMUnavailable, is_transient
@@ -65,9 +64,15 @@ class JobJudging:
     provider: str
     model: str
     usage: TokenUsage = dataclasses.field(default_factory=TokenUsage)
+    #: the part of ``usage`` answered through the Message Batches API (batch price)
+    batch_usage: TokenUsage = dataclasses.field(default_factory=TokenUsage)
     calls: int = 0
     problems: list[ValidationProblem] = dataclasses.field(default_factory=list)
     reason: str = ""
+
+    @property
+    def batch(self) -> bool:
+        return self.batch_usage != TokenUsage()
 
     def fail(self, kind: str, reason: str) -> None:
         self.problems.append(problem(kind, reason, "fallback"))
@@ -85,11 +90,36 @@ class Judge:
         self.offline = is_offline(provider)
         self.structured = settings.llm.structured_output
         self.prompt_version = prompt_version(settings, skill, provider.name, provider.model)
+        self._drift_versions = {fid: typedrift_version(c) for fid, c in skill.criteria.items()}
         #: the model's minimum cacheable prefix (breakpoints only where a prefix clears it)
         self.min_cache_tokens = min_cache_tokens or DEFAULT_MIN_CACHE_TOKENS
 
+    def version_for(self, job: JudgeJob) -> str:
+        """The prompt version; type-drift cells (settled in code) have their own."""
+        if job.kind == "type_drift" and job.field_id in self._drift_versions:
+            return self._drift_versions[job.field_id]
+        return self.prompt_version
+
     def result_id(self, job: JudgeJob) -> str:
-        return result_id(job.job_id, self.prompt_version)
+        return result_id(job.job_id, self.version_for(job))
+
+    def first_request(self, job: JudgeJob) -> LLMRequest | None:
+        """The first request judging ``job`` sends (None: decided without a model call);
+        replay estimates cost from it."""
+        criterion = self.skill.criterion(job.field_id)
+        if criterion is None or job.kind == "type_drift" or not job.answers or self.offline:
+            return None
+        notes = self.store.notes(job.patient_id)
+        return self._request(job, criterion, notes)[0] if notes else None
+
+    def _request(self, job: JudgeJob, criterion: Criterion,
+                 notes: dict[str, str]) -> tuple[LLMRequest, tuple[str, ...]]:
+        context = gather(job.answers, criterion.keywords, notes,
+                         self.settings.llm.context_budget_chars)
+        request = build_request(self.skill, criterion, job, context, structured=self.structured,
+                                max_tokens=self.settings.llm.max_tokens, notes=notes,
+                                min_cache_tokens=self.min_cache_tokens)
+        return request, tuple(e.text for e in context.excerpts)
 
     async def judge(self, job: JudgeJob) -> JudgeResult:
         started = time.monotonic()
@@ -109,13 +139,17 @@ class Judge:
         status: Literal["ok", "fallback", "flagged"] = (
             "fallback" if analysis is None else "flagged" if needs_review(run.problems)
             else "ok")
-        cost = cost_usd(run.usage, run.model, self.settings.llm)
+        live = TokenUsage(*(a - b for a, b in zip(dataclasses.astuple(run.usage),
+                                                  dataclasses.astuple(run.batch_usage),
+                                                  strict=True)))
+        cost = cost_usd(live, run.model, self.settings.llm) + (cost_usd(
+            run.batch_usage, run.model, self.settings.llm, batch=True) if run.batch else 0.0)
         u = run.usage
         result = JudgeResult(
             result_id=self.result_id(job), job_id=job.job_id, task_id=job.task_id,
             patient_id=job.patient_id, field_id=job.field_id, kind=job.kind, status=status,
             analysis=analysis or fallback_analysis(run.reason or "no usable answer"),
-            validation=tuple(run.problems), prompt_version=self.prompt_version,
+            validation=tuple(run.problems), prompt_version=self.version_for(job),
             provider=run.provider, model=run.model,
             usage=Usage(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
                         cache_read_input_tokens=u.cache_read_input_tokens,
@@ -147,12 +181,7 @@ class Judge:
         if self.offline:
             payload = offline_payload(job, criterion, notes)
             return self._accept(self._validate(payload, criterion, notes, job, None), run)
-        budget = self.settings.llm.context_budget_chars
-        context = gather(job.answers, criterion.keywords, notes, budget)
-        request = build_request(self.skill, criterion, job, context, structured=self.structured,
-                                max_tokens=self.settings.llm.max_tokens, notes=notes,
-                                min_cache_tokens=self.min_cache_tokens)
-        shown = tuple(e.text for e in context.excerpts)
+        request, shown = self._request(job, criterion, notes)
         return await self._ask(request, criterion, notes, job, run, shown)
 
     def _validate(self, payload: object, criterion: Criterion, notes: dict[str, str],
@@ -233,6 +262,8 @@ class Judge:
             raise
         run.calls += resp.attempts
         run.usage += resp.usage
+        if resp.batch:
+            run.batch_usage += resp.usage
         run.model = resp.model or run.model
         m.llm_calls.labels(WORKER, name, "ok").inc()
         m.llm_latency.labels(WORKER, name).observe(resp.latency_ms / 1000)

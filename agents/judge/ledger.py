@@ -21,7 +21,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator
 
-from streams.topics import ids_on_topic
+from streams.series import Series, scan_series
 
 log = logging.getLogger(__name__)
 
@@ -29,6 +29,8 @@ log = logging.getLogger(__name__)
 class ResultLedger:
     def __init__(self) -> None:
         self.ids: set[str] = set()
+        #: what the results topic held at start, per job and version (for ``supersedes``)
+        self.series = Series()
         self._in_flight: dict[str, asyncio.Event] = {}
 
     def __contains__(self, rid: str) -> bool:
@@ -56,7 +58,7 @@ class ResultLedger:
 
     async def load(self, bootstrap: str, topic: str, timeout: float = 120.0) -> int:
         """Remember every ``result_id`` on ``topic``; returns how many were found."""
-        found = await ids_on_topic(bootstrap, topic, "result_id", timeout)
-        self.ids |= found
+        self.series = await scan_series(bootstrap, topic, "result_id", "job_id", timeout)
+        self.ids |= self.series.ids
         log.info("result ledger: %d existing result(s) on %s", len(self.ids), topic)
-        return len(found)
+        return len(self.series.ids)

@@ -34,6 +34,7 @@ from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
 from streams.runner import ConcurrentWorker, Output
+from streams.series import result_headers
 from streams.settings import Settings
 from streams.topics import ensure_topics
 
@@ -65,10 +66,15 @@ def make_handler(judge: Judge, ledger: ResultLedger, results_topic: str) -> Any:
         async with ledger.claim(judge.result_id(job)) as fresh:
             if not fresh:
                 log.info("job %s already judged under %s; skipped", job.job_id[:12],
-                         judge.prompt_version)
+                         judge.version_for(job))
                 return []
             result = await judge.judge(job)
-            return [Output(results_topic, job.key.encode(), encode_result(result))]
+            old = ledger.series.supersedes(job.job_id, result.prompt_version)
+            if old is not None:
+                result = result.model_copy(update={"supersedes": old})
+            headers = result_headers(result.result_id, result.prompt_version, "job_id",
+                                     job.job_id, old)
+            return [Output(results_topic, job.key.encode(), encode_result(result), headers)]
     return handle
 
 

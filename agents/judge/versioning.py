@@ -1,52 +1,57 @@
-"""``prompt_version``: a content hash of everything that shapes the judge's answer.
+"""The judge's prompt versions (built by :func:`agents.versioning.prompt_version`).
 
-Hashed: the prompt and case-message code, the data framing, the validation rules, the rules
-text, the output schema, every file of the phenotype skill (SKILL.md, criteria, edge
-cases), the provider and model, the token and context budgets, and — for the offline
-provider — the heuristic's code. Change any of them and
-results form a new series; ``result_id = sha256(job_id | prompt_version)`` so a job judged
-again under the same version gets the same id (and is not paid for twice).
+``LABEL`` is bumped by hand when the judge prompt is changed on purpose. The hash covers
+the prompt and case-message code, the data framing, the validation rules, the rules text,
+the output schema, the skill text the prompt actually contains (the shared skill block and
+every usable criterion's block — not README or unusable files), the provider, model and
+parameters (max_tokens, effort, structured output, context budget) and, for the offline
+provider, the heuristic's code.
+
+Type-drift cells are decided in code, not by the model: their version
+(``TYPEDRIFT_LABEL+hash``) covers only the type-drift code and the criterion's answer
+schema, so a prompt change does not give them a new id.
 """
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
-
-import orjson
-
 from agents import framing
-from agents.judge import case, offline, output_schema, prompt, rules, validate
-from schemas.ids import derive_id
-from schemas.skill import Skill
+from agents.judge import case, offline, output_schema, prompt, rules, typedrift, validate
+from agents.versioning import VersionInputs, source
+from agents.versioning import prompt_version as _version
+from agents.versioning import result_id as result_id
+from schemas.skill import Criterion, Skill
+from streams.detect import normalize
 from streams.settings import Settings
 
-
-def _source(module: object) -> str:
-    path = getattr(module, "__file__", None)
-    return Path(path).read_text(encoding="utf-8") if path else ""
+#: Bump when the judge prompt changes on purpose (documented in README "Changing the prompt").
+LABEL = "judge-v3"
+#: Bump when the type-drift rules change on purpose.
+TYPEDRIFT_LABEL = "typedrift-v1"
 
 
 def prompt_version(settings: Settings, skill: Skill, provider: str, model: str) -> str:
-    structured = settings.llm.structured_output
-    parts = {
-        "prompt_code": _source(prompt),
-        "case_code": _source(case),
-        "framing_code": _source(framing),
-        "rules_code": [_source(rules), _source(validate)],
-        "rules": prompt.rules_text(structured),
-        "output_schema": output_schema.judge_output_schema() if structured else "sentinel",
-        "schema_code": _source(output_schema),
-        "skill": sorted(skill.files.items()),
-        "provider": provider,
-        "model": model,
-        "max_tokens": settings.llm.max_tokens,
-        "context_budget_chars": settings.llm.context_budget_chars,
-        "offline": _source(offline) if provider == "offline" else None,
-    }
-    digest = hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    return f"pv-{digest[:16]}"
+    llm = settings.llm
+    structured = llm.structured_output
+    sent = {"shared": prompt.skill_text(skill)} | {
+        f"criterion:{fid}": prompt.criterion_text(skill, c) for fid, c in skill.criteria.items()}
+    return _version(VersionInputs(
+        label=LABEL,
+        templates={"prompt": source(prompt), "case": source(case), "framing": source(framing),
+                   "rules_text": prompt.rules_text(structured)},
+        output_schema=output_schema.judge_output_schema() if structured else "sentinel",
+        rules={"rules": source(rules), "validate": source(validate),
+               "schema_code": source(output_schema),
+               "offline": source(offline) if provider == "offline" else ""},
+        provider=provider, model=model,
+        parameters={"max_tokens": llm.max_tokens, "effort": llm.effort,
+                    "structured_output": structured,
+                    "context_budget_chars": llm.context_budget_chars},
+        skill=sent))
 
 
-def result_id(job_id: str, version: str) -> str:
-    return derive_id(job_id, version, sep="|")
+def typedrift_version(criterion: Criterion) -> str:
+    return _version(VersionInputs(
+        label=TYPEDRIFT_LABEL, templates={},
+        output_schema=criterion.answer_schema.model_dump(mode="json"),
+        rules={"typedrift": source(typedrift), "normalize": source(normalize)},
+        provider="code", model="answer-schema"))

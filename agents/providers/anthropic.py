@@ -4,7 +4,9 @@ The only module (with ``anthropic_*.py``) that imports ``anthropic``. Request bu
 response parsing are pure (:mod:`agents.providers.anthropic_params`).
 
 * The SDK runs with ``sdk_max_retries`` (default 0): every retry is ours
-  (:mod:`agents.providers.limits`), counted by our limiter and bounded by our deadline.
+  (:mod:`agents.providers.limits`), paced to the tier and bounded by our deadline.
+* The ``anthropic-ratelimit-*`` headers and the usage of every answer, errors included, go
+  to the worker's pacer (:mod:`agents.providers.pacing`), which slows down before a 429.
 * Failures raise :class:`agents.errors.LLMError` with a stable ``kind``: ``rate_limited``,
   ``overloaded``, ``server_error`` (504 included), ``timeout``, ``connection`` (retryable);
   ``bad_request``, ``auth``, ``request_too_large`` (413), ``context_window_exceeded``,
@@ -21,18 +23,22 @@ response parsing are pure (:mod:`agents.providers.anthropic_params`).
 from __future__ import annotations
 
 import asyncio
+import json
 import logging
+import math
 import time
+from collections.abc import Sequence
 from typing import Any
 
 import anthropic
 
 from agents.errors import LLMError
-from agents.providers import catalogue
+from agents.providers import anthropic_batch, catalogue
 from agents.providers.anthropic_errors import HALTING, classify
 from agents.providers.anthropic_params import build_params, to_response
 from agents.providers.base import LLMRequest, LLMResponse
 from agents.providers.limits import Budget, RetryPolicy, call_with_retries
+from agents.providers.pacing import Cost
 from streams.settings import LLMSettings
 
 log = logging.getLogger(__name__)
@@ -80,8 +86,10 @@ class AnthropicProvider:
             if self.halted is not None:
                 raise self._halted_error()
             try:
-                return await self.client.messages.create(**params, timeout=max(0.1, remaining))
+                raw = await self.client.messages.with_raw_response.create(
+                    **params, timeout=max(0.1, remaining))
             except anthropic.AnthropicError as exc:
+                self.budget.observe(getattr(getattr(exc, "response", None), "headers", None))
                 error = classify(exc)
                 if error.kind in HALTING:
                     self._halt(error)
@@ -90,8 +98,13 @@ class AnthropicProvider:
                 kind = "auth" if "authentication" in str(exc) else "client_error"
                 raise LLMError(kind, f"the SDK refused the request: {kind}",
                                retryable=False) from exc
+            message = await raw.parse()
+            u = message.usage
+            self.budget.observe(raw.headers, output_tokens=u.output_tokens, input_tokens=(
+                u.input_tokens + (u.cache_creation_input_tokens or 0)))
+            return message
 
-        message, attempts = await call_with_retries(self.budget, once)
+        message, attempts = await call_with_retries(self.budget, once, _estimate(params))
         latency_ms = int((time.monotonic() - started) * 1000)
         response = to_response(message, latency_ms, attempts)
         log.debug("anthropic: %s stop=%s in=%d out=%d cache_read=%d attempts=%d %dms",
@@ -152,6 +165,16 @@ class AnthropicProvider:
         out: dict[str, Any] = info.to_dict(mode="json")
         return out
 
+    # -- Message Batches (agents.providers.anthropic_batch) -------------------------
+    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]) -> str:
+        return await anthropic_batch.submit(self, items)
+
+    async def batch_status(self, batch_id: str) -> anthropic_batch.BatchStatus:
+        return await anthropic_batch.status(self, batch_id)
+
+    async def batch_results(self, batch_id: str) -> list[anthropic_batch.BatchResult]:
+        return await anthropic_batch.results(self, batch_id)
+
     @property
     def has_credentials(self) -> bool:
         return bool(getattr(self.client, "api_key", None)
@@ -161,3 +184,11 @@ class AnthropicProvider:
         for task in list(self._background):
             task.cancel()
         await self.client.close()
+
+
+def _estimate(params: dict[str, Any]) -> Cost:
+    """A request's cost before the pacer has learned real ones: all input uncached
+    (characters / 3.5) and a modest output (the real one is learned from the first answer)."""
+    chars = len(json.dumps([params.get("system"), params.get("messages"), params.get("tools")],
+                           default=str))
+    return Cost(1, math.ceil(chars / 3.5), min(int(params.get("max_tokens") or 1024), 1024))

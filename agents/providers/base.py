@@ -77,6 +77,8 @@ class LLMResponse:
     #: assistant turn: the API rejects a continued turn whose thinking blocks are missing or
     #: changed. Empty when the provider does not supply them.
     content: tuple[dict[str, Any], ...] = ()
+    #: Answered through the Message Batches API (priced with the batch discount).
+    batch: bool = False
 
     def assistant_turn(self) -> dict[str, Any]:
         """This reply as the assistant message of a continued conversation."""

@@ -1,11 +1,15 @@
-"""Call budgets for one worker process: deadline-bounded retries, a requests-per-minute
-limiter, a concurrency cap and a shared cool-down after 429/529.
+"""Call budgets for one worker process: deadline-bounded retries, pacing to the API tier
+(:mod:`agents.providers.pacing`), a concurrency cap and a shared cool-down after 429/529.
 
 Why our own loop: the SDK honours ``retry-after`` without an upper bound, so it runs with
 no retries of its own (``llm.sdk_max_retries`` 0): every HTTP request passes the limiter
 here, and a retry-after that would end past *our* deadline is not waited for. A 429 or 529
 seen by any call trips a process-wide cool-down that every later attempt waits out, so a
 worker that is being rate limited slows down as a whole instead of spinning on retries.
+
+Order of one attempt: a concurrency slot (``llm.concurrency`` stays an upper bound), then
+the cool-down and the pacer, in arrival order, then the call. The provider feeds every
+answer's rate-limit headers and usage to :meth:`Budget.observe` from inside the call.
 
 Nothing here knows about a vendor: a call is any ``async () -> T`` that raises
 :class:`agents.errors.LLMError`.
@@ -14,46 +18,20 @@ Nothing here knows about a vendor: a call is any ``async () -> T`` that raises
 from __future__ import annotations
 
 import asyncio
+import contextvars
 import logging
 import random
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from agents.errors import LLMError
+from agents.providers.pacing import Cost, Pacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
 Clock = Callable[[], float]
-
-
-class RateLimiter:
-    """Token bucket: ``per_minute`` requests a minute, bursting up to ``burst`` at once."""
-
-    def __init__(self, per_minute: int, burst: int = 1, clock: Clock = time.monotonic) -> None:
-        self.rate = per_minute / 60.0
-        self.capacity = float(max(1, min(burst, per_minute)))
-        self.tokens = self.capacity
-        self.clock = clock
-        self.updated = clock()
-        self._lock = asyncio.Lock()
-
-    def _refill(self) -> None:
-        now = self.clock()
-        self.tokens = min(self.capacity, self.tokens + (now - self.updated) * self.rate)
-        self.updated = now
-
-    def delay(self) -> float:
-        """Seconds until a token is free (0 when one is free now). Does not take it."""
-        self._refill()
-        return 0.0 if self.tokens >= 1.0 else (1.0 - self.tokens) / self.rate
-
-    async def acquire(self) -> None:
-        async with self._lock:  # FIFO: waiters are served in arrival order
-            while (wait := self.delay()) > 0:
-                await asyncio.sleep(wait)
-            self.tokens -= 1.0
 
 
 class CoolDown:
@@ -86,40 +64,67 @@ class RetryPolicy:
         return base * (0.5 + random.random() / 2)
 
 
+#: The expected cost of the request the current task is sending (see Budget.observe).
+_IN_FLIGHT: contextvars.ContextVar[list[Cost]] = contextvars.ContextVar("llm_in_flight")
+
+
 @dataclass
 class Budget:
     """Everything one worker's calls share."""
 
     policy: RetryPolicy
-    limiter: RateLimiter
+    pacer: Pacer
     cooldown: CoolDown
     slots: asyncio.Semaphore
+    turn: asyncio.Lock
 
     @classmethod
-    def create(cls, policy: RetryPolicy, *, requests_per_minute: int, concurrency: int) -> Budget:
-        return cls(policy, RateLimiter(requests_per_minute, burst=concurrency), CoolDown(),
-                   asyncio.Semaphore(concurrency))
+    def create(cls, policy: RetryPolicy, *, requests_per_minute: int, concurrency: int,
+               minute_seconds: float = 60.0, clock: Clock = time.monotonic) -> Budget:
+        pacer = Pacer(requests_per_minute, burst=concurrency, clock=clock,
+                      minute_seconds=minute_seconds)
+        return cls(policy, pacer, CoolDown(clock), asyncio.Semaphore(concurrency),
+                   asyncio.Lock())
+
+    def observe(self, headers: Any, *, input_tokens: int | None = None,
+                output_tokens: int | None = None) -> None:
+        """One answer of the current call: its usage (when it succeeded) and its headers.
+        The call's own expected output leaves the in-flight total first, since the server
+        has charged its real output by now."""
+        held = _IN_FLIGHT.get(None)
+        used = None
+        if input_tokens is not None and output_tokens is not None:
+            used = Cost(1, input_tokens, output_tokens)
+            self.pacer.learn(input_tokens, output_tokens)
+        if held:
+            self.pacer.release(held.pop(), used)
+        if headers is not None:
+            before = self.pacer.limits()
+            if self.pacer.observe(headers) and self.pacer.limits() != before:
+                log.info("API tier from the rate-limit headers (per minute): %s", ", ".join(
+                    f"{d} {v:,.0f}" for d, v in self.pacer.limits().items()))
 
 
-async def call_with_retries(budget: Budget, call: Callable[[float], Awaitable[T]]
-                            ) -> tuple[T, int]:
+async def call_with_retries(budget: Budget, call: Callable[[float], Awaitable[T]],
+                            estimate: Cost | None = None) -> tuple[T, int]:
     """Run ``call(remaining_seconds)`` until it succeeds, a permanent error, ``max_attempts``
-    or the deadline. Returns ``(result, attempts)``; raises the last :class:`LLMError`
-    (a deadline overrun is ``LLMError("timeout", retryable=True)``)."""
+    or the deadline. ``estimate`` is the request's cost before anything was learned (default:
+    one request, no tokens). Returns ``(result, attempts)``; raises the last
+    :class:`LLMError` (a deadline overrun is ``LLMError("timeout", retryable=True)``)."""
     policy = budget.policy
     deadline = time.monotonic() + policy.deadline_seconds
     attempt = 0
     while True:
         attempt += 1
-        await _wait_turn(budget, deadline)
         remaining = deadline - time.monotonic()
         try:
-            return await asyncio.wait_for(_in_slot(budget, call, deadline), remaining), attempt
+            return await asyncio.wait_for(_attempt(budget, call, estimate or Cost(), deadline),
+                                          max(0.0, remaining)), attempt
         except TimeoutError:
             raise LLMError("timeout", f"no answer within the {policy.deadline_seconds:g}s "
                            "deadline", retryable=True) from None
         except LLMError as exc:
-            if exc.kind in ("rate_limited", "overloaded"):
+            if exc.kind in ("rate_limited", "overloaded") and exc.status is not None:
                 budget.cooldown.trip(policy.backoff(attempt, exc.retry_after))
             if not exc.retryable or attempt >= policy.max_attempts:
                 raise
@@ -132,21 +137,34 @@ async def call_with_retries(budget: Budget, call: Callable[[float], Awaitable[T]
             await asyncio.sleep(wait)
 
 
-async def _in_slot(budget: Budget, call: Callable[[float], Awaitable[T]], deadline: float) -> T:
+async def _attempt(budget: Budget, call: Callable[[float], Awaitable[T]], estimate: Cost,
+                   deadline: float) -> T:
     async with budget.slots:  # the per-worker concurrency cap
-        return await call(deadline - time.monotonic())
+        cost = await _wait_turn(budget, estimate, deadline)
+        held = [cost]
+        token = _IN_FLIGHT.set(held)
+        try:
+            return await call(deadline - time.monotonic())
+        finally:
+            _IN_FLIGHT.reset(token)
+            if held:  # no answer was observed (connection error, timeout)
+                budget.pacer.release(held.pop())
 
 
-async def _wait_turn(budget: Budget, deadline: float) -> None:
-    """Wait out the shared cool-down and the rate limiter, never past the deadline."""
-    while (wait := budget.cooldown.remaining()) > 0:
-        if time.monotonic() + wait >= deadline:
-            raise LLMError("rate_limited", f"cooling down for {wait:.1f}s after 429/529, past "
-                           "the deadline", retryable=True)
-        await asyncio.sleep(wait)
-    left = deadline - time.monotonic()
-    try:
-        await asyncio.wait_for(budget.limiter.acquire(), timeout=max(0.0, left))
-    except TimeoutError:
-        raise LLMError("rate_limited", "requests-per-minute limit: no slot before the deadline",
-                       retryable=True) from None
+async def _wait_turn(budget: Budget, estimate: Cost, deadline: float) -> Cost:
+    """Wait out the shared cool-down and the pacer (first come, first served), never past
+    the deadline; take the request's expected cost from the buckets."""
+    async with budget.turn:
+        while True:
+            cost = budget.pacer.expected(estimate)
+            cooling = budget.cooldown.remaining()
+            wait = max(cooling, budget.pacer.delay(cost))
+            if wait <= 0:
+                budget.pacer.take(cost)
+                return cost
+            if time.monotonic() + wait >= deadline:
+                why = "cooling down after 429/529" if cooling else "the API tier has no room"
+                raise LLMError("rate_limited", f"{why} for {wait:.1f}s, past the deadline",
+                               retryable=True)
+            # re-check often: an answer's headers may free room earlier than modelled
+            await asyncio.sleep(min(wait, 0.25))

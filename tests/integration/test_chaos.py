@@ -137,7 +137,9 @@ def test_chaos_kills_lose_nothing(bootstrap: str, tmp_path: Path) -> None:
                 v.proc.kill()
         judge_paid = Counter(m.group(0) for r in jfake.message_requests()
                              for m in [TAG.search(json.dumps(r.body))] if m)
-        debrief_paid = Counter(request_in(r.body).request_id for r in bfake.message_requests())
+        # a request cut off by a kill never reached the model (the fake could not parse it)
+        debrief_paid = Counter(request_in(r.body).request_id for r in bfake.message_requests()
+                               if "messages" in r.body)
     ctx = f"seed={seed} kills={kills}\n{logs[-4000:]}"
     assert kills == {"detect": KILLS, "judge": KILLS, "debrief": KILLS}, ctx
     assert all(alive.values()), (alive, ctx)

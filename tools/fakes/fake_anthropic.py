@@ -24,13 +24,22 @@ Like the real API (model facts from the package catalogue, ``agents/providers/mo
   minimum is written to the cache on first use and read afterwards; below it nothing caches.
 * ``POST /v1/messages/count_tokens`` returns that same estimate; ``GET /v1/models/{id}``
   returns the model (404 if unknown or retired).
-* Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers; 429 and 529
-  carry ``retry-after`` (``default_retry_after`` seconds unless the reply sets one); error
-  bodies are ``{"type": "error", "error": {"type": ..., "message": ...}}``.
+* Rate limits (:mod:`tools.fakes.fake_tier`): ``FakeAnthropic(tier=Tier(rpm=..., itpm=...,
+  otpm=..., minute_seconds=...))`` enforces a token bucket per dimension on Messages
+  requests (after validation, before the queue): a request that does not fit gets a 429
+  ``rate_limit_error`` with the ``retry-after`` until the bucket has room, and costs
+  nothing. The default tier is large enough never to bind.
+* The Message Batches endpoints (``/v1/messages/batches``...) are in
+  :mod:`tools.fakes.fake_batches` (``fake.batches``): same validation per request.
+* Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers (the buckets
+  after the answer's output was charged); 429 and 529 carry ``retry-after``
+  (``default_retry_after`` seconds unless the reply sets one); error bodies are
+  ``{"type": "error", "error": {"type": ..., "message": ...}}``.
 
 Run standalone (for worker subprocesses / benchmarks)::
 
-    python -m tools.fakes.fake_anthropic --port 0 --latency 0.5 --mode judge-ok
+    python -m tools.fakes.fake_anthropic --port 0 --latency 0.5 --mode judge-ok \
+        --rpm 50 --itpm 30000 --otpm 8000 --minute-seconds 60
 """
 
 from __future__ import annotations
@@ -49,6 +58,8 @@ from typing import Any
 
 from agents.providers.catalogue import ModelEntry, load
 from tools.fakes import fake_rules as rules
+from tools.fakes.fake_batches import Batches, Raw
+from tools.fakes.fake_tier import Tier
 
 DEFAULT_MODEL = "claude-sonnet-5-5"
 
@@ -128,7 +139,8 @@ def _default_responder(body: dict[str, Any]) -> Reply:
 
 class FakeAnthropic:
     def __init__(self, port: int = 0, responder: Responder | None = None,
-                 latency: float = 0.0, models: dict[str, ModelEntry] | None = None) -> None:
+                 latency: float = 0.0, models: dict[str, ModelEntry] | None = None,
+                 tier: Tier | None = None) -> None:
         self.queue: deque[Reply] = deque()
         self.responder: Responder = responder or _default_responder
         self.latency = latency
@@ -137,7 +149,8 @@ class FakeAnthropic:
         self.today: date = datetime.now(UTC).date()
         #: retry-after (s) sent with a 429/529 whose reply sets none; None = no header.
         self.default_retry_after: float | None = 1.0
-        self.state = rules.State()
+        self.state = rules.State(tier=tier or Tier())
+        self.batches = Batches(self)
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
@@ -173,12 +186,15 @@ class FakeAnthropic:
         route = path.split("?")[0]
         if route.startswith("/v1/models/"):
             return rules.model_info(self, route.rsplit("/", 1)[1])
+        if route.startswith("/v1/messages/batches"):
+            return self.batches.answer(route, body)  # type: ignore[no-any-return]
         entry = self.model(str(body.get("model")))
         if entry is None:
             return rules.not_found(str(body.get("model")))
         if route.endswith("/v1/messages/count_tokens"):
             return Reply(200, {"input_tokens": rules.estimate(rules.segments(body))})
-        rejected = rules.validate(body, entry, self.state)
+        rejected = rules.validate(body, entry, self.state) or rules.admit(body, entry,
+                                                                           self.state)
         if rejected is not None:
             return rejected
         reply = self._next(body)
@@ -216,14 +232,16 @@ class FakeAnthropic:
                 wait = reply.delay or fake.latency
                 if wait:
                     time.sleep(wait)
-                data = json.dumps(reply.body).encode()
-                headers = {**rules.rate_headers(fake.state), **reply.headers}
+                raw = isinstance(reply.body, Raw)
+                data = reply.body.data if raw else json.dumps(reply.body).encode()
+                headers = {**rules.rate_headers(fake.state, reply), **reply.headers}
                 if reply.status in (429, 529) and "retry-after" not in headers and \
                         fake.default_retry_after is not None:
                     headers["retry-after"] = f"{fake.default_retry_after:g}"
                 try:
                     self.send_response(reply.status)
-                    self.send_header("content-type", "application/json")
+                    self.send_header("content-type", reply.body.content_type if raw
+                                     else "application/json")
                     self.send_header("content-length", str(len(data)))
                     self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
                     for k, v in headers.items():
@@ -265,13 +283,29 @@ def _judge_ok(body: dict[str, Any]) -> Reply:
 MODES["judge-ok"] = _judge_ok
 
 
+def add_tier_args(parser: argparse.ArgumentParser) -> None:
+    d = Tier()
+    parser.add_argument("--rpm", type=int, default=d.rpm, help="requests per minute")
+    parser.add_argument("--itpm", type=int, default=d.itpm, help="input tokens per minute")
+    parser.add_argument("--otpm", type=int, default=d.otpm, help="output tokens per minute")
+    parser.add_argument("--minute-seconds", type=float, default=d.minute_seconds,
+                        help="length of the rate-limit minute in real seconds (shorter: a "
+                        "benchmark sees minutes of traffic in seconds)")
+
+
+def tier_from(args: argparse.Namespace) -> Tier:
+    return Tier(args.rpm, args.itpm, args.otpm, args.minute_seconds)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description="Run the fake Anthropic Messages API.")
     parser.add_argument("--port", type=int, default=0)
     parser.add_argument("--latency", type=float, default=0.0, help="seconds per response")
     parser.add_argument("--mode", default="ok", help=f"responder: {', '.join(MODES)}")
+    add_tier_args(parser)
     args = parser.parse_args()
-    fake = FakeAnthropic(args.port, MODES[args.mode], args.latency).start()
+    fake = FakeAnthropic(args.port, MODES[args.mode], args.latency,
+                         tier=tier_from(args)).start()
     print(fake.base_url, flush=True)
     try:
         threading.Event().wait()

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from agents.providers.catalogue import ModelEntry
+from tools.fakes.fake_tier import Buckets, Tier, retry_after
 
 if TYPE_CHECKING:
     from tools.fakes.fake_anthropic import FakeAnthropic, Reply
@@ -34,7 +35,6 @@ UNSUPPORTED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMax
                          "if", "then", "else", "not", "dependentRequired"})
 #: Regex features the constrained decoder does not support.
 BAD_REGEX = re.compile(r"\\[1-9]|\(\?<?[=!]|\\[bB]")
-LIMITS = {"requests": 4000, "input-tokens": 2_000_000, "output-tokens": 400_000}
 
 
 @dataclass
@@ -43,9 +43,17 @@ class State:
     cache: set[str] = field(default_factory=set)
     #: tool_use id -> the thinking blocks of the reply that issued it.
     issued: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    minute: int = 0
-    used: dict[str, int] = field(default_factory=dict)
+    tier: Tier = field(default_factory=Tier)
+    buckets: Buckets | None = None
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def __post_init__(self) -> None:
+        self.buckets = Buckets(self.tier, time.monotonic())
+
+    @property
+    def limits(self) -> Buckets:
+        assert self.buckets is not None
+        return self.buckets
 
 
 def _reply(status: int, body: Any) -> Reply:
@@ -177,7 +185,9 @@ def validate(body: dict[str, Any], entry: ModelEntry, state: State) -> Reply | N
     return invalid(p) if (p := _thinking_problem(body, state)) is not None else None
 
 
-def _usage(body: dict[str, Any], entry: ModelEntry, state: State) -> dict[str, int]:
+def _cache_plan(body: dict[str, Any], entry: ModelEntry, state: State
+                ) -> tuple[int, int, int, list[str]]:
+    """(total input, cache read, cache write, prefix hashes to cache); changes nothing."""
     items = segments(body)
     total = estimate(items)
     marks = [(estimate(items[:i + 1]), hashlib.sha256(
@@ -186,10 +196,37 @@ def _usage(body: dict[str, Any], entry: ModelEntry, state: State) -> dict[str, i
     eligible = [(t, h) for t, h in marks if t >= entry.min_cache_tokens]
     with state.lock:
         read = max((t for t, h in eligible if h in state.cache), default=0)
-        write = max(0, max((t for t, _ in eligible), default=0) - read)
-        state.cache.update(h for _, h in eligible)
+    write = max(0, max((t for t, _ in eligible), default=0) - read)
+    return total, read, write, [h for _, h in eligible]
+
+
+def input_cost(body: dict[str, Any], entry: ModelEntry, state: State) -> int:
+    """What the request costs against the input-tokens limit: all but cache reads."""
+    total, read, _, _ = _cache_plan(body, entry, state)
+    return max(1, total - read)
+
+
+def _usage(body: dict[str, Any], entry: ModelEntry, state: State) -> dict[str, int]:
+    total, read, write, hashes = _cache_plan(body, entry, state)
+    with state.lock:
+        state.cache.update(hashes)
     return {"input_tokens": max(1, total - read - write), "cache_read_input_tokens": read,
             "cache_creation_input_tokens": write}
+
+
+def admit(body: dict[str, Any], entry: ModelEntry, state: State) -> Reply | None:
+    """None when the tier admits the request (and charges it), else the 429."""
+    refusal = state.limits.admit(input_cost(body, entry, state), time.monotonic())
+    if refusal is None:
+        return None
+    from tools.fakes.fake_anthropic import Reply
+
+    name = {"requests": "requests", "input-tokens": "input tokens",
+            "output-tokens": "output tokens"}[refusal.dimension]
+    reply = Reply.error(429, message=f"This request would exceed your organization's rate "
+                        f"limit of {state.tier.limit(refusal.dimension):,} {name} per minute.")
+    reply.headers["retry-after"] = retry_after(refusal.retry_after, state.tier)
+    return reply
 
 
 def complete(reply: Reply, body: dict[str, Any], entry: ModelEntry, state: State) -> Reply:
@@ -213,18 +250,10 @@ def complete(reply: Reply, body: dict[str, Any], entry: ModelEntry, state: State
     return Reply(reply.status, out, reply.headers, reply.delay)
 
 
-def rate_headers(state: State) -> dict[str, str]:
-    now = time.time()
-    with state.lock:
-        minute = int(now // 60)
-        if minute != state.minute:
-            state.minute, state.used = minute, {}
-        state.used["requests"] = state.used.get("requests", 0) + 1
-        used = dict(state.used)
-    reset = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime((minute + 1) * 60))
-    headers = {}
-    for name, limit in LIMITS.items():
-        headers[f"anthropic-ratelimit-{name}-limit"] = str(limit)
-        headers[f"anthropic-ratelimit-{name}-remaining"] = str(max(0, limit - used.get(name, 0)))
-        headers[f"anthropic-ratelimit-{name}-reset"] = reset
-    return headers
+def rate_headers(state: State, reply: Reply) -> dict[str, str]:
+    """Charge a sent message's output tokens, then report every bucket."""
+    now = time.monotonic()
+    body = reply.body
+    if reply.status == 200 and isinstance(body, dict) and body.get("type") == "message":
+        state.limits.charge_output(int(body["usage"].get("output_tokens") or 0), now)
+    return state.limits.headers(now)

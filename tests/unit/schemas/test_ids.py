@@ -11,8 +11,11 @@ import pytest
 
 from agents.debrief.grader import evaluation_id
 from agents.judge.versioning import result_id
+from agents.versioning import VersionInputs, prompt_version
+from agents.versioning import result_id as agents_result_id
 from schemas.ids import canonical_json, derive_id
 from schemas.skill import load_skill
+from streams.replay_plan import group_name
 from streams.settings import Settings
 from tests.integration.sample import load_sample, reference_ids
 from tests.unit.agents.calibrate import scenario as sc
@@ -54,6 +57,12 @@ def test_content_digests() -> None:
     assert "debrief-v1+" + derive_id(system, canonical_json(tool), sep="", length=8) == want
     want, schema = RECORDED["digests"]["schema_sha"]
     assert derive_id(canonical_json(schema), length=None) == want
+    want, inputs = RECORDED["digests"]["prompt_version"]
+    assert prompt_version(VersionInputs(**inputs)) == want
+    want, worker, version, filters = RECORDED["digests"]["replay_group"]
+    assert group_name(worker, version, filters) == want
+    want, input_id, version = RECORDED["digests"]["agents_result_id"]
+    assert agents_result_id(input_id, version) == want
 
 
 def test_separator_matters() -> None:

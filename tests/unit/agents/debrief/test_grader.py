@@ -6,7 +6,8 @@ from __future__ import annotations
 import pytest
 
 from agents.debrief.grader import DebriefGrader, evaluation_id
-from agents.debrief.prompt import PROMPT_VERSION, SYSTEM
+from agents.debrief.prompt import LABEL, SYSTEM
+from agents.debrief.versioning import debrief_version
 from agents.errors import LLMError
 from schemas.medkit import TOOL_NAME
 from streams.errors import BadRecord
@@ -31,8 +32,9 @@ async def test_a_good_tool_call_becomes_an_evaluation_with_envelope() -> None:
     ev, provider = await _grade(tool_reply(good_payload(REQ)))
     assert ev.case_id == REQ.case_id and ev.request_id == REQ.request_id
     assert ev.provider == "anthropic" and ev.model == "claude-test"
-    assert ev.prompt_version == PROMPT_VERSION
-    assert ev.evaluation_id == evaluation_id(REQ.request_id, PROMPT_VERSION)
+    version = debrief_version(Settings(), "anthropic", "claude-test")
+    assert ev.prompt_version == version and version.startswith(LABEL + "+")
+    assert ev.evaluation_id == evaluation_id(REQ.request_id, version)
     assert ev.usage.input_tokens == 1000 and ev.usage.cache_read_input_tokens == 800
     assert ev.usage.cost_usd > 0 and ev.usage.llm_calls == 1
     sent = provider.requests[0]

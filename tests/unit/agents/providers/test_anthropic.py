@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
+
 import pytest
 
 from agents.errors import LLMError
@@ -29,8 +31,22 @@ def llm(**over: object) -> LLMSettings:
 
 
 
+_made: list[AnthropicProvider] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_providers() -> AsyncIterator[None]:
+    """Close every SDK client in the test's own loop (an unclosed one is closed by the
+    garbage collector later, in a closed loop, and logs an ERROR into another test)."""
+    yield
+    while _made:
+        await _made.pop().aclose()
+
+
 def provider(fake: FakeAnthropic, **over: object) -> AnthropicProvider:
-    return AnthropicProvider(llm(**over), base_url=fake.base_url)
+    p = AnthropicProvider(llm(**over), base_url=fake.base_url)
+    _made.append(p)
+    return p
 
 
 def test_params_mark_the_cacheable_prefix_and_ask_for_structured_output() -> None:
@@ -127,6 +143,7 @@ async def test_connection_refused_is_a_retryable_connection_error(
     with FakeAnthropic() as dead:
         url = dead.base_url
     p = AnthropicProvider(llm(max_attempts=1), base_url=url)
+    _made.append(p)
     with pytest.raises(LLMError) as err:
         await p.complete(REQUEST)
     assert err.value.kind == "connection" and err.value.retryable

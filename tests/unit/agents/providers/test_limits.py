@@ -1,8 +1,8 @@
-"""Rate limiter and cool-down arithmetic with a fake clock."""
+"""Cool-down and retry arithmetic with a fake clock (the pacer: test_pacing.py)."""
 
 from __future__ import annotations
 
-from agents.providers.limits import CoolDown, RateLimiter, RetryPolicy
+from agents.providers.limits import CoolDown, RetryPolicy
 
 
 class Clock:
@@ -11,20 +11,6 @@ class Clock:
 
     def __call__(self) -> float:
         return self.now
-
-
-def test_rate_limiter_allows_a_burst_then_spaces_requests() -> None:
-    clock = Clock()
-    lim = RateLimiter(per_minute=60, burst=2, clock=clock)
-    assert lim.delay() == 0
-    lim.tokens -= 1
-    assert lim.delay() == 0
-    lim.tokens -= 1
-    assert lim.delay() == 1.0  # one request a second
-    clock.now += 0.5
-    assert lim.delay() == 0.5
-    clock.now += 10
-    assert lim.delay() == 0 and lim.tokens == 2  # never more than the burst
 
 
 def test_cooldown_only_moves_forward() -> None:

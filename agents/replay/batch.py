@@ -1,0 +1,124 @@
+"""``replay judge --batch``: the first call of every job through the Message Batches API.
+
+A round: read the range still to do (from the replay group's committed offsets), submit
+one batch of the first requests of the jobs that have no batch answer yet
+(``custom_id`` = the job's result id under this version), record the batch id on
+``judgeflow.replay-batches.v1`` *before* polling, poll with backoff until it ended, then
+run the usual replay pass (the worker's handler) in which a job's first call is answered
+from the batch. The answer therefore goes through exactly the live validation path (a
+repair round-trip, if needed, is a live call). Jobs whose entry ``errored`` or ``expired``
+are deferred (left uncommitted) and re-queued into the next round's batch.
+
+After a kill: the next run first collects every batch recorded for its group (waiting for
+the ones still in progress), so submitted jobs are not paid for again.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import logging
+from collections.abc import Callable
+from typing import Any
+
+from agents.providers.base import LLMRequest, LLMResponse
+from agents.replay.driver import Replay, Tally, Target
+from streams.errors import BadRecord
+from streams.metrics import Metrics
+from streams.replay_batches import record, recorded
+from streams.replay_plan import Plan, read_range
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+MAX_ROUNDS = 4
+_CURRENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("batch_job", default=None)
+
+
+class PresetProvider:
+    """The live provider, except that a job's first call returns its batch answer."""
+
+    def __init__(self, live: Any) -> None:
+        self.live, self.name, self.model = live, live.name, live.model
+        self.presets: dict[str, LLMResponse] = {}
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        cid = _CURRENT.get()
+        if cid is not None and cid in self.presets:
+            _CURRENT.set(None)  # a repair is a live call
+            return self.presets.pop(cid)
+        result: LLMResponse = await self.live.complete(request)
+        return result
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.live, name)
+
+
+async def _collect(live: Any, batch_id: str, presets: dict[str, LLMResponse],
+                   first_poll: float) -> None:
+    delay = first_poll
+    while not (await live.batch_status(batch_id)).ended:
+        await asyncio.sleep(delay)
+        delay = min(60.0, delay * 2)
+    failed = 0
+    for r in await live.batch_results(batch_id):
+        if r.response is not None:
+            presets[r.custom_id] = r.response
+        else:
+            failed += 1
+    if failed:
+        log.warning("batch %s: %d request(s) errored or expired; re-queued", batch_id, failed)
+
+
+async def _pending(settings: Settings, target: Target, p: Plan,
+                   presets: dict[str, LLMResponse]) -> list[tuple[str, LLMRequest]]:
+    """First requests of the range's jobs that need a call and have no batch answer yet."""
+    todo: list[tuple[str, LLMRequest]] = []
+
+    async def one(rec: Any) -> None:
+        try:
+            item = target.decode(rec.value)
+        except BadRecord:
+            return
+        cid = target.result_id(item)
+        if target.keep(item) and not target.published(cid) and cid not in presets:
+            request = target.first_request(item)
+            if request is not None:
+                todo.append((cid, request))
+
+    await read_range(settings, p, one)
+    return todo
+
+
+async def run_batch(settings: Settings, target: Target, preset: PresetProvider,
+                    replan: Callable[[], Any], *, metrics: Metrics, first_poll: float = 5.0,
+                    progress: Callable[[Tally], None] | None = None) -> Tally:
+    live, total = preset.live, Tally()
+    p: Plan = await replan()
+    for old in await recorded(settings, p.group, target.input_topic):
+        log.info("collecting batch %s submitted by an earlier run", old.batch_id)
+        await _collect(live, old.batch_id, preset.presets, first_poll)
+    for _ in range(MAX_ROUNDS):
+        todo = await _pending(settings, target, p, preset.presets)
+        if todo:
+            batch_id = await live.submit_batch(todo)
+            await record(settings, p.group, target.input_topic, target.version, batch_id,
+                         [c for c, _ in todo])
+            log.info("batch %s: %d request(s) submitted", batch_id, len(todo))
+            await _collect(live, batch_id, preset.presets, first_poll)
+
+        def gate(item: Any) -> bool:
+            cid = target.result_id(item)
+            _CURRENT.set(cid)
+            return cid in preset.presets or target.first_request(item) is None
+
+        tally = await Replay(settings, target, p, metrics=metrics, gate=gate,
+                             progress=progress).run()
+        for name in ("judged", "failed", "usd"):
+            setattr(total, name, getattr(total, name) + getattr(tally, name))
+        for name in ("already", "filtered", "malformed"):  # seen again every round
+            setattr(total, name, max(getattr(total, name), getattr(tally, name)))
+        total.total, total.deferred = max(total.total, tally.total), tally.deferred
+        if not tally.deferred:
+            break
+        p = await replan()
+    return total

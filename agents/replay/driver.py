@@ -1,0 +1,156 @@
+"""Run a replay: the live worker's own handler under a replay consumer group (see
+:mod:`streams.replay_plan`), with the range, the filters, the skip of what this version
+already published, a USD budget and a progress callback around it. No second judge loop:
+every job that is processed goes through exactly the code the worker runs.
+
+Resumable: offsets commit only after results are acknowledged, and the result ledger
+(result ids on the results topic) skips jobs whose result exists, so a run killed at any
+point and started again pays for no job twice. ``--budget-usd``: before a job's model call
+its estimated cost is reserved; when spent + reserved + this estimate would pass the budget
+the job is deferred (left uncommitted) and the run stops cleanly, committing what is done.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import orjson
+from aiokafka import TopicPartition
+
+from agents.providers.base import LLMRequest
+from agents.replay.estimate import Estimator
+from streams.errors import BadRecord
+from streams.metrics import Metrics
+from streams.replay_plan import Plan
+from streams.runner import ConcurrentWorker, Deferred, Handler, Output
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Target:
+    """What a replay needs of a worker (judge or debrief)."""
+
+    worker: str
+    version: str
+    input_topic: str
+    output_topic: str
+    handler: Handler
+    decode: Callable[[bytes | None], Any]  # raises BadRecord
+    result_id: Callable[[Any], str]
+    published: Callable[[str], bool]  # this result id is already on the output topic
+    first_request: Callable[[Any], LLMRequest | None]
+    keep: Callable[[Any], bool] = lambda item: True
+
+
+@dataclass
+class Tally:
+    total: int = 0
+    seen: int = 0
+    judged: int = 0  # results published by this run
+    already: int = 0
+    filtered: int = 0
+    malformed: int = 0
+    failed: int = 0  # dead-lettered (e.g. llm_unavailable: re-drive with replay dlq)
+    deferred: int = 0  # left for a later round (--batch: no batch answer yet)
+    usd: float = 0.0
+    stopped_by: str = ""
+    started: float = field(default_factory=time.monotonic)
+
+    def eta_seconds(self) -> float | None:
+        if not self.seen or self.seen >= self.total:
+            return None
+        return (time.monotonic() - self.started) / self.seen * (self.total - self.seen)
+
+
+def _cost(outputs: Sequence[Output], topic: str) -> float:
+    total = 0.0
+    for o in outputs:
+        if o.topic == topic:
+            usage = orjson.loads(o.value or b"{}").get("usage") or {}
+            total += float(usage.get("cost_usd") or 0.0)
+    return total
+
+
+class Replay:
+    def __init__(self, settings: Settings, target: Target, plan: Plan, *, metrics: Metrics,
+                 budget_usd: float | None = None, estimator: Estimator | None = None,
+                 progress: Callable[[Tally], None] | None = None,
+                 gate: Callable[[Any], bool] | None = None) -> None:
+        self.s, self.t, self.plan = settings, target, plan
+        #: False: not this round (the record stays uncommitted); see agents.replay.batch
+        self.gate = gate
+        self.budget, self.estimator, self.progress = budget_usd, estimator, progress
+        self.tally = Tally(total=plan.total)
+        self._reserved = 0.0
+        self.worker = ConcurrentWorker(
+            settings, name=f"replay-{target.worker}", topic=target.input_topic,
+            group_id=plan.group, handler=self._handle,
+            concurrency=settings.llm.concurrency, metrics=metrics)
+
+    async def run(self) -> Tally:
+        if self.tally.total:
+            await self.worker.run()
+        return self.tally
+
+    def _done(self) -> None:
+        self.tally.seen += 1
+        if self.progress is not None:
+            self.progress(self.tally)
+        if self.tally.seen >= self.tally.total:
+            self.worker.stop()
+
+    async def _handle(self, rec: Any) -> Sequence[Output]:
+        if rec.offset >= self.plan.ends.get(TopicPartition(rec.topic, rec.partition), 0):
+            raise Deferred  # arrived after the replay started: the live worker's
+        t = self.tally
+        try:
+            item = self.t.decode(rec.value)
+        except BadRecord:
+            t.malformed += 1  # dead-lettered by the live worker already
+            self._done()
+            return []
+        if not self.t.keep(item):
+            t.filtered += 1
+        elif self.t.published(self.t.result_id(item)):
+            t.already += 1
+        elif self.gate is not None and not self.gate(item):
+            t.deferred += 1
+            self._done()
+            raise Deferred
+        else:
+            return await self._process(rec, item)
+        self._done()
+        return []
+
+    async def _process(self, rec: Any, item: Any) -> Sequence[Output]:
+        t, reserve = self.tally, 0.0
+        if self.budget is not None and self.estimator is not None:
+            before = self.estimator.est.usd
+            await self.estimator.add(self.t.first_request(item))
+            reserve = self.estimator.est.usd - before
+            if t.usd + self._reserved + reserve > self.budget:
+                if not t.stopped_by:
+                    log.warning("replay: budget of %.4f USD reached (spent %.4f); stopping",
+                                self.budget, t.usd)
+                t.stopped_by = "budget"
+                self.worker.stop()
+                raise Deferred
+        self._reserved += reserve
+        try:
+            outputs = await self.t.handler(rec)
+        except BadRecord:
+            t.failed += 1
+            self._done()
+            raise
+        finally:
+            self._reserved -= reserve
+        t.usd += _cost(outputs, self.t.output_topic)
+        t.judged += sum(1 for o in outputs if o.topic == self.t.output_topic)
+        self._done()
+        return outputs

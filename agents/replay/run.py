@@ -1,0 +1,131 @@
+"""``judgeflow replay judge|debrief``: plan, estimate (``--dry-run``) or run a replay.
+
+Start-up is the worker's: the provider is built and checked (unknown or retired model:
+exit 2), the topics exist, the results topic is scanned (ids of this version are skipped;
+earlier versions' results are named in ``supersedes``).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from agents.errors import AgentsError
+from agents.providers.factory import is_offline, make_provider, require_credentials
+from agents.providers.startup import check_provider
+from agents.replay.batch import PresetProvider, run_batch
+from agents.replay.driver import Replay, Tally, Target
+from agents.replay.estimate import Estimate, Estimator, output_per_call
+from agents.replay.targets import Filters, debrief_target, judge_target, min_cache
+from streams.errors import BadRecord
+from streams.metrics import Metrics
+from streams.replay_plan import Plan, group_name, plan, read_range
+from streams.settings import Settings
+from streams.topics import ensure_topics
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class Options:
+    worker: str  # "judge" | "debrief"
+    filters: Filters = field(default_factory=Filters)
+    since: datetime | None = None
+    from_offsets: dict[int, int] | None = None
+    dry_run: bool = False
+    budget_usd: float | None = None
+    #: first calls through the Message Batches API (judge only); first poll interval (s)
+    batch: bool = False
+    poll_seconds: float = 5.0
+
+
+@dataclass
+class Outcome:
+    version: str
+    plan: Plan
+    estimate: Estimate | None = None
+    tally: Tally | None = None
+
+
+async def _target(settings: Settings, provider: Any, metrics: Metrics,
+                  opts: Options) -> tuple[Target, Any]:
+    if opts.worker == "judge":
+        return await judge_target(settings, provider, metrics, opts.filters)
+    return await debrief_target(settings, provider, metrics)
+
+
+async def estimate(settings: Settings, target: Target, p: Plan,
+                   estimator: Estimator) -> Estimate:
+    """Every job of the range this version has not published yet, counted and priced."""
+    async def one(rec: Any) -> None:
+        try:
+            item = target.decode(rec.value)
+        except BadRecord:
+            return
+        if target.keep(item) and not target.published(target.result_id(item)):
+            await estimator.add(target.first_request(item))
+
+    await read_range(settings, p, one)
+    return estimator.est
+
+
+async def replay(settings: Settings, opts: Options, *, provider: Any = None,
+                 progress: Callable[[Tally], None] | None = None) -> Outcome:
+    metrics = Metrics.create()
+    if opts.batch and opts.budget_usd is not None:
+        raise AgentsError("--batch and --budget-usd: use --dry-run to see the cost first")
+    provider = provider or make_provider(settings)
+    try:
+        if opts.batch and is_offline(provider):
+            raise AgentsError("--batch needs the anthropic provider (llm.provider)")
+        require_credentials(provider)
+        await check_provider(provider, settings.llm, metrics)
+        await ensure_topics(settings)
+        preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
+        target, series = await _target(settings, preset or provider, metrics, opts)
+        group = group_name(opts.worker, target.version, opts.filters.as_dict())
+
+        async def replan() -> Plan:
+            return await plan(settings, target.input_topic, group, since=opts.since,
+                              from_offsets=opts.from_offsets, commit=not opts.dry_run)
+
+        p = await replan()
+        if p.resumed and (opts.since or opts.from_offsets):
+            log.warning("replay group %s has committed offsets: resuming there; --since/"
+                        "--from-offsets apply to a first run only", group)
+        out, source = output_per_call(opts.worker, series)
+
+        def estimator() -> Estimator:
+            return Estimator(provider, settings.llm, out, min_cache(settings, provider),
+                             batch=opts.batch)
+
+        outcome = Outcome(target.version, p)
+        if opts.dry_run:
+            outcome.estimate = await estimate(settings, target, p, estimator())
+            outcome.estimate.output_source = source
+            return outcome
+        if preset is not None:
+            outcome.tally = await run_batch(settings, target, preset, replan, metrics=metrics,
+                                            first_poll=opts.poll_seconds, progress=progress)
+            return outcome
+        run = Replay(settings, target, p, metrics=metrics, budget_usd=opts.budget_usd,
+                     estimator=estimator() if opts.budget_usd is not None else None,
+                     progress=progress)
+        outcome.tally = await run.run()
+        return outcome
+    finally:
+        close = getattr(provider, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def progress_line(t: Tally) -> None:
+    eta = t.eta_seconds()
+    left = "-" if eta is None else f"{int(eta // 60)}m{int(eta % 60):02d}s"
+    sys.stderr.write(f"\rreplay: {t.seen}/{t.total} done, {t.judged} new result(s), "
+                     f"${t.usd:.4f} so far, ETA {left}   ")
+    sys.stderr.flush()

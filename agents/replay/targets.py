@@ -1,0 +1,83 @@
+"""The judge and the debrief as replay targets: the worker's own handler, decoder, result
+ids and ledger, built exactly as ``judgeflow worker judge|debrief`` builds them."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from agents.context.charts import ChartStore
+from agents.debrief.autorubric import rubric_for
+from agents.debrief.grader import DebriefGrader
+from agents.debrief.handler import DebriefHandler, parse_request
+from agents.debrief.prompt import build_request
+from agents.judge.judge import Judge
+from agents.judge.ledger import ResultLedger
+from agents.judge.run import decode_job, make_handler
+from agents.providers.factory import is_offline, model_entry
+from agents.replay.driver import Target
+from schemas.chart_review import JudgeJob
+from schemas.medkit import DebriefRequest
+from schemas.skill import load_skill
+from streams.metrics import Metrics
+from streams.series import Series, scan_series
+from streams.settings import Settings
+
+
+@dataclass(frozen=True)
+class Filters:
+    task: str | None = None
+    criterion: str | None = None
+    kind: str | None = None
+
+    def as_dict(self) -> dict[str, str | None]:
+        return {"task": self.task, "criterion": self.criterion, "kind": self.kind}
+
+    def keep_job(self, job: JudgeJob) -> bool:
+        return ((self.task is None or job.task_id == self.task)
+                and (self.criterion is None or job.field_id == self.criterion)
+                and (self.kind is None or job.kind == self.kind))
+
+
+def min_cache(settings: Settings, provider: Any) -> int | None:
+    return None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
+
+
+async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
+                       filters: Filters) -> tuple[Target, Series]:
+    skill = load_skill(settings.skill_dir)
+    judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
+                  min_cache_tokens=min_cache(settings, provider))
+    ledger = ResultLedger()
+    await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)
+    topics = settings.topics
+    target = Target(
+        worker="judge", version=judge.prompt_version, input_topic=topics.judge_jobs,
+        output_topic=topics.judge_results,
+        handler=make_handler(judge, ledger, topics.judge_results), decode=decode_job,
+        result_id=judge.result_id, published=ledger.__contains__,
+        first_request=judge.first_request, keep=filters.keep_job)
+    return target, ledger.series
+
+
+async def debrief_target(settings: Settings, provider: Any,
+                         metrics: Metrics) -> tuple[Target, Series]:
+    grader = DebriefGrader(settings, provider, metrics)
+    topics = settings.topics
+    series = await scan_series(settings.kafka.bootstrap_servers, topics.case_evaluations,
+                               "evaluation_id", "request_id")
+    seen = set(series.ids)
+
+    def first(request: DebriefRequest) -> Any:
+        if grader.offline:
+            return None
+        rubric, source = rubric_for(request)
+        return build_request(request, rubric, source, settings.llm.max_tokens)
+
+    target = Target(
+        worker="debrief", version=grader.prompt_version,
+        input_topic=topics.debrief_requests, output_topic=topics.case_evaluations,
+        handler=DebriefHandler(grader, topics.case_evaluations, seen, series),
+        decode=parse_request, result_id=lambda r: grader.evaluation_id(r.request_id),
+        published=seen.__contains__, first_request=first)
+    return target, series

@@ -1,0 +1,101 @@
+"""``judgeflow replay judge|debrief``: re-judge an input topic under the current prompt version."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from streams.errors import StreamsError
+from streams.fetch_backoff import install_idle_fetch_backoff
+from streams.replay_plan import parse_offsets, parse_since
+from streams.settings import Settings
+
+_DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "
+         "(the version follows the prompt, skill, model and its parameters; see README "
+         "'Changing the prompt'). Runs as its own consumer group named after the version: a "
+         "killed run resumes where it stopped, and nothing this version already published is "
+         "paid for again. Each new result names the one it supersedes.")
+
+
+def _arg(parse: Callable[[str], Any]) -> Callable[[str], Any]:
+    def convert(text: str) -> Any:
+        try:
+            return parse(text)
+        except StreamsError as exc:  # argparse prints a one-line usage error
+            raise argparse.ArgumentTypeError(str(exc)) from None
+    return convert
+
+
+def add_kinds(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    for worker, topic in (("judge", "the judge jobs topic"),
+                          ("debrief", "the debrief requests topic")):
+        p = kinds.add_parser(worker, help=f"re-{worker} {topic} under the current prompt",
+                             description=_DESC.format(topic=topic))
+        start = p.add_mutually_exclusive_group()
+        start.add_argument("--since", metavar="TIME", type=_arg(parse_since),
+                           help="only records written at or after TIME (ISO 8601; UTC if no "
+                           "zone); first run of a version only")
+        start.add_argument("--from-offsets", metavar="P:O,...", type=_arg(parse_offsets),
+                           help="start at these offsets (partitions not listed are skipped); "
+                           "first run of a version only")
+        if worker == "judge":
+            p.add_argument("--task", help="only jobs of this task_id")
+            p.add_argument("--criterion", metavar="FIELD_ID", help="only this criterion")
+            p.add_argument("--kind", choices=("disagreement", "low_confidence", "type_drift"),
+                           help="only jobs of this kind")
+        p.add_argument("--dry-run", action="store_true",
+                       help="print jobs, estimated input/output tokens and USD, then exit")
+        p.add_argument("--budget-usd", type=float, metavar="X",
+                       help="stop cleanly (committing what is done) before a call would "
+                       "take the spend past X")
+        p.add_argument("--batch", action="store_true",
+                       help="send the first calls through the Message Batches API (half "
+                       "price, results within 24 h); resumable after a kill")
+        p.add_argument("--poll-seconds", type=float, default=5.0, metavar="S",
+                       help="first batch polling interval; doubles up to 60 s (default 5)")
+        p.set_defaults(func=run, worker=worker)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from agents.errors import AgentsError
+    from agents.replay.run import Options, progress_line, replay
+    from agents.replay.targets import Filters
+
+    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
+    if args.budget_usd is not None and args.budget_usd <= 0:
+        print("error: --budget-usd must be positive", file=sys.stderr)
+        return 2
+    opts = Options(worker=args.worker, since=args.since, from_offsets=args.from_offsets,
+                   filters=Filters(getattr(args, "task", None), getattr(args, "criterion", None),
+                                   getattr(args, "kind", None)),
+                   dry_run=args.dry_run, budget_usd=args.budget_usd,
+                   batch=args.batch, poll_seconds=args.poll_seconds)
+    tty = sys.stderr.isatty()
+    try:
+        out = asyncio.run(replay(settings, opts, progress=progress_line if tty else None))
+    except (AgentsError, StreamsError) as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    if tty and not args.dry_run:
+        sys.stderr.write("\n")
+    head = (f"replay {args.worker} under {out.version} (group {out.plan.group}"
+            f"{', resumed' if out.plan.resumed else ''}): {out.plan.total} record(s) in range")
+    if out.estimate is not None:
+        e = out.estimate
+        print(f"{head}\n  to judge: {e.jobs} job(s), {e.calls} model call(s)\n"
+              f"  input tokens: {e.input_tokens} (+ cache write {e.cache_write_tokens}, "
+              f"cache read {e.cache_read_tokens}; counted by {e.counted})\n"
+              f"  output tokens: {e.output_tokens} (per call: {e.output_source})\n"
+              f"  estimated cost: ${e.usd:.4f}")
+        return 0
+    t = out.tally
+    assert t is not None
+    print(f"{head}\n  new results {t.judged}, already published {t.already}, filtered out "
+          f"{t.filtered}, malformed {t.malformed}, dead-lettered {t.failed}; "
+          f"spent ${t.usd:.4f}" + (f"; STOPPED at the budget (${args.budget_usd:g}): run "
+                                   "again with a larger budget to continue"
+                                   if t.stopped_by == "budget" else ""))
+    return 3 if t.stopped_by == "budget" else 0

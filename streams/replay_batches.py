@@ -1,0 +1,46 @@
+"""The durable record of the Message Batches a replay submitted (see :mod:`schemas.replay`)."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+from typing import Any
+
+from aiokafka import AIOKafkaProducer
+from pydantic import ValidationError
+
+from schemas.replay import ReplayBatch
+from streams.settings import Settings
+from streams.topics import ensure_topics, read_to_end
+
+
+async def recorded(settings: Settings, group: str, input_topic: str) -> list[ReplayBatch]:
+    """The batches this replay (group, input topic) submitted, oldest first."""
+    found: list[ReplayBatch] = []
+
+    def take(rec: Any) -> None:
+        try:
+            b = ReplayBatch.model_validate_json(rec.value or b"")
+        except ValidationError:
+            return
+        if b.group == group and b.input_topic == input_topic:
+            found.append(b)
+
+    await read_to_end(settings.kafka.bootstrap_servers, [settings.topics.replay_batches], take)
+    return sorted(found, key=lambda b: b.submitted_at)
+
+
+async def record(settings: Settings, group: str, input_topic: str, version: str,
+                 batch_id: str, custom_ids: list[str]) -> ReplayBatch:
+    batch = ReplayBatch(group=group, input_topic=input_topic, prompt_version=version,
+                        batch_id=batch_id, custom_ids=tuple(custom_ids),
+                        submitted_at=datetime.now(UTC))
+    await ensure_topics(settings, [settings.topics.replay_batches])
+    producer = AIOKafkaProducer(bootstrap_servers=settings.kafka.bootstrap_servers, acks="all",
+                                enable_idempotence=True)
+    await producer.start()
+    try:
+        await producer.send_and_wait(settings.topics.replay_batches, key=group.encode(),
+                                     value=batch.model_dump_json().encode())
+    finally:
+        await producer.stop()
+    return batch

@@ -1,0 +1,131 @@
+"""The Message Batches endpoints of the fake Anthropic API.
+
+* ``POST /v1/messages/batches`` ``{"requests": [{"custom_id", "params"}]}``: every request's
+  params go through the same validation as ``POST /v1/messages`` (an invalid one ends as an
+  ``errored`` result, as the real API reports per-request problems); duplicate or malformed
+  custom ids -> 400.
+* ``GET /v1/messages/batches/{id}``: the batch; it ends after ``polls`` retrievals (0: at
+  once) unless ``hold`` is set. At the end every request is answered by the fake's queue /
+  responder and completed like a live message (usage simulated), unless ``outcomes`` scripts
+  ``expired`` / ``errored`` for its custom id (popped: the next batch succeeds).
+* ``GET /v1/messages/batches/{id}/results``: JSON lines ``{"custom_id", "result"}``.
+
+``submitted`` lists every custom id ever submitted, ``succeeded`` every one answered.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import uuid
+from dataclasses import dataclass, field
+from typing import Any
+
+from tools.fakes import fake_rules as rules
+
+_CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+
+
+@dataclass
+class Raw:
+    """A non-JSON body (the results JSONL)."""
+
+    data: bytes
+    content_type: str = "application/binary"
+
+
+@dataclass
+class _Batch:
+    id: str
+    requests: list[dict[str, Any]]
+    polls_left: int
+    results: dict[str, dict[str, Any]] = field(default_factory=dict)  # custom id -> result
+    ended: bool = False
+
+
+class Batches:
+    def __init__(self, fake: Any) -> None:
+        self.fake = fake
+        self.polls = 0
+        self.hold = False
+        self.outcomes: dict[str, list[str]] = {}
+        self.batches: dict[str, _Batch] = {}
+        self.submitted: list[str] = []
+        self.succeeded: list[str] = []
+
+    def answer(self, route: str, body: dict[str, Any]) -> Any:
+        parts = route.rstrip("/").split("/")  # '', v1, messages, batches, id?, results?
+        if len(parts) == 4:
+            return self._create(body)
+        batch = self.batches.get(parts[4])
+        if batch is None:
+            return rules._reply(404, {"type": "error", "error": {
+                "type": "not_found_error", "message": f"batch {parts[4]} not found"}})
+        if len(parts) == 6 and parts[5] == "results":
+            if not batch.ended:
+                return rules.invalid("batch has not ended")
+            lines = [json.dumps({"custom_id": r["custom_id"], "result": batch.results[
+                r["custom_id"]]}) for r in batch.requests]
+            return rules._reply(200, Raw(("\n".join(lines) + "\n").encode()))
+        if not batch.ended and not self.hold:
+            if batch.polls_left <= 0:
+                self._finish(batch)
+            batch.polls_left -= 1
+        return rules._reply(200, self._view(batch))
+
+    def _create(self, body: dict[str, Any]) -> Any:
+        reqs = body.get("requests")
+        if not isinstance(reqs, list) or not reqs:
+            return rules.invalid("requests: a non-empty list is required")
+        ids = [r.get("custom_id") for r in reqs if isinstance(r, dict)]
+        if len(ids) != len(reqs) or not all(isinstance(i, str) and _CUSTOM_ID.match(i)
+                                            for i in ids):
+            return rules.invalid("custom_id must match ^[a-zA-Z0-9_-]{1,64}$")
+        if len(set(ids)) != len(ids):
+            return rules.invalid("custom_id values must be unique within a batch")
+        batch = _Batch(f"msgbatch_{uuid.uuid4().hex[:24]}", reqs, self.polls)
+        self.batches[batch.id] = batch
+        self.submitted.extend(str(i) for i in ids)
+        for r in reqs:  # the same validation as POST /v1/messages, per request
+            params = r.get("params") or {}
+            entry = self.fake.model(str(params.get("model")))
+            rejected = (rules.not_found(str(params.get("model"))) if entry is None
+                        else rules.validate(params, entry, self.fake.state))
+            if rejected is not None:
+                batch.results[r["custom_id"]] = {"type": "errored", "error": rejected.body}
+        return rules._reply(200, self._view(batch))
+
+    def _finish(self, batch: _Batch) -> None:
+        for r in batch.requests:
+            cid, params = r["custom_id"], r["params"]
+            if cid in batch.results:
+                continue
+            forced = self.outcomes.get(cid)
+            if forced:
+                kind = forced.pop(0)
+                batch.results[cid] = {"type": kind} if kind == "expired" else {
+                    "type": "errored", "error": {"type": "error", "error": {
+                        "type": "api_error", "message": "scripted batch failure"}}}
+                continue
+            reply = self.fake._next(params)
+            if reply.status == 200 and isinstance(reply.body, dict) and \
+                    reply.body.get("type") == "message":
+                entry = self.fake.model(str(params.get("model")))
+                reply = rules.complete(reply, params, entry, self.fake.state)
+                batch.results[cid] = {"type": "succeeded", "message": reply.body}
+                self.succeeded.append(cid)
+            else:
+                batch.results[cid] = {"type": "errored", "error": reply.body}
+        batch.ended = True
+
+    def _view(self, batch: _Batch) -> dict[str, Any]:
+        kinds = [res["type"] for res in batch.results.values()] if batch.ended else []
+        counts = {k: kinds.count(k) for k in ("succeeded", "errored", "canceled", "expired")}
+        counts["processing"] = 0 if batch.ended else len(batch.requests)
+        return {"id": batch.id, "type": "message_batch",
+                "processing_status": "ended" if batch.ended else "in_progress",
+                "request_counts": counts, "created_at": "2026-12-01T00:00:00Z",
+                "expires_at": "2026-12-02T00:00:00Z", "ended_at": None, "archived_at": None,
+                "cancel_initiated_at": None,
+                "results_url": (f"{self.fake.base_url}/v1/messages/batches/{batch.id}/results"
+                                if batch.ended else None)}
