@@ -17,13 +17,12 @@ version gets the same id (and is skipped, not paid for twice); any change gives 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
+from schemas.ids import canonical_json, derive_id
 
 HASH_CHARS = 12
 
@@ -57,12 +56,11 @@ def prompt_version(inputs: VersionInputs) -> str:
     parts = {"templates": dict(inputs.templates), "output_schema": inputs.output_schema,
              "rules": dict(inputs.rules), "provider": inputs.provider, "model": inputs.model,
              "parameters": dict(inputs.parameters), "skill": dict(inputs.skill)}
-    digest = hashlib.sha256(orjson.dumps(parts, option=orjson.OPT_SORT_KEYS)).hexdigest()
-    return f"{inputs.label}+{digest[:HASH_CHARS]}"
+    return f"{inputs.label}+{derive_id(canonical_json(parts), length=HASH_CHARS)}"
 
 
 def result_id(input_id: str, version: str) -> str:
-    return hashlib.sha256(f"{input_id}|{version}".encode()).hexdigest()[:32]
+    return derive_id(input_id, version, sep="|")
 
 
 def label_of(version: str) -> str:

@@ -10,6 +10,7 @@ import sys
 from aiokafka.errors import KafkaConnectionError, KafkaError
 from pydantic import ValidationError
 
+from schemas.errors import describe
 from schemas.skill import SkillError
 from streams.errors import StreamsError
 from streams.logsafety import guard_third_party_loggers
@@ -53,7 +54,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(args)
     except ValidationError as exc:
-        print(f"judgeflow: invalid configuration:\n{exc}", file=sys.stderr)
+        print(f"judgeflow: invalid configuration: {describe(exc)}", file=sys.stderr)
         return 2
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr,

@@ -12,6 +12,7 @@ import orjson
 from aiokafka import AIOKafkaProducer
 from pydantic import ValidationError
 
+from schemas.errors import describe
 from schemas.registry import CONTRACTS, TopicContract
 from streams.settings import Settings
 from streams.topics import ensure_topics
@@ -49,8 +50,7 @@ def prepare(line: bytes, contract: TopicContract | None) -> tuple[bytes | None, 
     try:
         rec = contract.model.model_validate(data)
     except ValidationError as exc:
-        raise ValueError("; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
-                                   for e in exc.errors(include_input=False))) from None
+        raise ValueError(describe(exc)) from None
     return contract.key(rec).encode(), orjson.dumps(rec.model_dump(mode="json"))
 
 

@@ -13,7 +13,7 @@ from typing import Any, Literal
 from pydantic import Field, model_validator
 
 from schemas.base import Frozen, SafeId
-from schemas.chart_review import cell_key
+from schemas.chart_review import CellKeyed
 
 SCHEMA_VERSION = 1
 
@@ -27,7 +27,7 @@ CLASSIFICATIONS: tuple[str, ...] = (
 Correctness = Literal["agent_a", "agent_b", "neither", "both", "n_a"]
 
 
-class Adjudication(Frozen):
+class Adjudication(Frozen, CellKeyed):
     """A human reviewer's final answer and classification for one cell."""
 
     schema_version: int = SCHEMA_VERSION
@@ -50,10 +50,6 @@ class Adjudication(Frozen):
         if self.cell is not None and self.cell != self.key:
             raise ValueError("cell must equal task_id|patient_id|field_id")
         return self
-
-    @property
-    def key(self) -> str:
-        return cell_key(self.task_id, self.patient_id, self.field_id)
 
 
 class Figure(Frozen):

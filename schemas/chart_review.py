@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import math
 from datetime import datetime
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
@@ -26,6 +26,21 @@ OutcomeKind = Literal["agreement", "disagreement", "low_confidence", "type_drift
 def cell_key(task_id: str, patient_id: str, field_id: str) -> str:
     """The key of every chart-review topic: all events of one cell meet in one partition."""
     return f"{task_id}|{patient_id}|{field_id}"
+
+
+class CellKeyed:
+    """Mixin: ``key`` (the cell key) of a record that names its task, patient and field.
+    Adds no field (field order is part of each contract's JSON)."""
+
+    __slots__ = ()
+    if TYPE_CHECKING:
+        task_id: str
+        patient_id: str
+        field_id: str
+
+    @property
+    def key(self) -> str:
+        return cell_key(self.task_id, self.patient_id, self.field_id)
 
 
 def check_json_value(value: Any) -> Any:
@@ -63,7 +78,7 @@ class Evidence(Frozen):
         return v
 
 
-class AgentAnswer(Frozen):
+class AgentAnswer(Frozen, CellKeyed):
     """One reviewer agent's answer to one criterion for one patient."""
 
     schema_version: int = SCHEMA_VERSION
@@ -90,10 +105,6 @@ class AgentAnswer(Frozen):
     _answer = field_validator("answer")(check_json_value)
     _emitted_at = field_validator("emitted_at")(check_aware)
 
-    @property
-    def key(self) -> str:
-        return cell_key(self.task_id, self.patient_id, self.field_id)
-
 
 class SourceRef(Frozen):
     """Where the triggering event of a decision was read from."""
@@ -103,7 +114,7 @@ class SourceRef(Frozen):
     offset: int
 
 
-class JudgeJob(Frozen):
+class JudgeJob(Frozen, CellKeyed):
     job_id: str
     kind: JobKind
     task_id: SafeId
@@ -136,12 +147,8 @@ class JudgeJob(Frozen):
             raise ValueError("normalized must hold one value per answer")
         return self
 
-    @property
-    def key(self) -> str:
-        return cell_key(self.task_id, self.patient_id, self.field_id)
 
-
-class CellOutcome(Frozen):
+class CellOutcome(Frozen, CellKeyed):
     """One record per decided cell, including cells that need no judge."""
 
     outcome_id: str
@@ -158,10 +165,6 @@ class CellOutcome(Frozen):
     decided_at: datetime
     #: True when the cell was decided by the settle window rather than by the last answer.
     settled_by_timeout: bool = False
-
-    @property
-    def key(self) -> str:
-        return cell_key(self.task_id, self.patient_id, self.field_id)
 
 
 class EvidencePointer(Frozen):
@@ -198,7 +201,7 @@ class Usage(Frozen):
     llm_calls: int = 0
 
 
-class JudgeResult(Frozen):
+class JudgeResult(Frozen, CellKeyed):
     result_id: str
     job_id: str
     task_id: SafeId
@@ -220,7 +223,3 @@ class JudgeResult(Frozen):
     #: The result id of the latest result for this job under another prompt version (the
     #: one this result replaces, e.g. after a replay); None for a job's first result.
     supersedes: str | None = None
-
-    @property
-    def key(self) -> str:
-        return cell_key(self.task_id, self.patient_id, self.field_id)

@@ -16,6 +16,7 @@ import yaml
 from pydantic import ValidationError
 
 from schemas.base import check_safe_id
+from schemas.errors import describe
 from schemas.skill import (
     CRITERIA_DIRS,
     CRITERION_SUFFIXES,
@@ -85,7 +86,7 @@ def read_criterion(path: Path, text: str) -> tuple[Criterion, list[str]]:
     try:
         crit = Criterion.model_validate(fields)
     except ValidationError as exc:
-        raise SkillError(one_line(exc)) from None
+        raise SkillError(describe(exc)) from None
     if crit.field_id != path.stem:
         warnings.append(f"field_id {crit.field_id!r} differs from the file name")
     return crit, warnings
@@ -96,12 +97,6 @@ def load_criterion(path: Path) -> Criterion:
         return read_criterion(path, path.read_text(encoding="utf-8"))[0]
     except SkillError as exc:
         raise SkillError(f"{path.name}: {exc}") from None
-
-
-def one_line(exc: ValidationError) -> str:
-    """Field locations and messages of a validation error, on one line."""
-    return "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
-                     for e in exc.errors(include_input=False))
 
 
 def _first_dir(root: Path, names: tuple[str, ...]) -> Path | None:

@@ -12,7 +12,6 @@ offsets the topic had when it started; records that arrive later are for the liv
 from __future__ import annotations
 
 import asyncio
-import hashlib
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -20,6 +19,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from schemas.ids import derive_id
 from streams.errors import StreamsError
 from streams.settings import Settings
 from streams.topics import assign_all
@@ -29,7 +29,7 @@ def group_name(worker: str, version: str, filters: dict[str, str | None]) -> str
     """One group per (worker, prompt version, filter set): a filtered replay does not mark
     the records it filtered out as done for an unfiltered one."""
     used = sorted((k, v) for k, v in filters.items() if v)
-    tail = "" if not used else "." + hashlib.sha256(repr(used).encode()).hexdigest()[:8]
+    tail = "" if not used else "." + derive_id(repr(used), length=8)
     return f"judgeflow-replay.{worker}.{version}{tail}"
 
 

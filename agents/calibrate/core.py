@@ -10,12 +10,9 @@ skill knows the criterion, else by their JSON spelling.
 
 from __future__ import annotations
 
-import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import datetime
-from typing import Any
-
-import orjson
+from typing import Any, TypeVar
 
 from agents.calibrate.metrics import Ratio, agreement, cohen_kappa, confusion
 from schemas.calibration import (
@@ -27,10 +24,12 @@ from schemas.calibration import (
     Figure,
 )
 from schemas.chart_review import CellOutcome, JudgeResult
+from schemas.ids import canonical_json, derive_id
 from schemas.skill import AnswerSchema
 from streams.detect.normalize import canonicalize, format_signature
 
 Group = tuple[str, str, str]  # task_id, field_id, prompt_version
+_Cell = TypeVar("_Cell", Adjudication, CellOutcome)
 AGREE, DISAGREE = frozenset({"agreement", "type_drift"}), frozenset({"disagreement"})
 
 
@@ -63,18 +62,19 @@ class Calibration:
         return {(r.task_id, r.field_id, r.prompt_version)}
 
     def add_adjudication(self, a: Adjudication) -> set[Group]:
-        old = self.adjudications.get(a.key)
-        if old is not None and old.adjudicated_at > a.adjudicated_at:
-            return set()
-        self.adjudications[a.key] = a
-        return self._all_versions(a.task_id, a.field_id)
+        return self._keep_latest(self.adjudications, a, lambda x: x.adjudicated_at)
 
     def add_outcome(self, o: CellOutcome) -> set[Group]:
-        old = self.outcomes.get(o.key)
-        if old is not None and old.decided_at > o.decided_at:
+        return self._keep_latest(self.outcomes, o, lambda x: x.decided_at)
+
+    def _keep_latest(self, store: dict[str, _Cell], item: _Cell,
+                     at: Callable[[_Cell], datetime]) -> set[Group]:
+        """Keep ``item`` per cell unless the stored one is later (a tie: the newer delivery)."""
+        old = store.get(item.key)
+        if old is not None and at(old) > at(item):
             return set()
-        self.outcomes[o.key] = o
-        return self._all_versions(o.task_id, o.field_id)
+        store[item.key] = item
+        return self._all_versions(item.task_id, item.field_id)
 
     def _all_versions(self, task: str, field: str) -> set[Group]:
         return {(task, field, v) for v in self.versions.get((task, field), ())}
@@ -115,10 +115,9 @@ class Calibration:
             cost_usd=round(cost, 8),
             cost_per_cell_usd=round(cost / len(results), 8) if results else None,
             agent_agreement=self.agent_agreement(task, field))
-        digest = hashlib.sha256(orjson.dumps(
+        digest = derive_id(canonical_json(
             CalibrationRecord.model_construct(**fields).model_dump(mode="json", exclude={
-                "calibration_id", "computed_at", "schema_version"}),
-            option=orjson.OPT_SORT_KEYS)).hexdigest()
+                "calibration_id", "computed_at", "schema_version"})), length=None)
         return CalibrationRecord(calibration_id=digest, computed_at=now, **fields)
 
     def agent_agreement(self, task: str, field: str) -> AgentAgreement | None:

@@ -16,6 +16,7 @@ from pydantic import BaseModel, ValidationError
 from agents.calibrate.core import Calibration, Group
 from schemas.calibration import Adjudication
 from schemas.chart_review import CellOutcome, JudgeResult
+from schemas.errors import describe
 from streams.errors import BadRecord
 from streams.settings import TopicSettings
 
@@ -32,8 +33,8 @@ def decode(model: type[M], value: bytes | None) -> M:
     try:
         return model.model_validate_json(value or b"")
     except ValidationError as exc:
-        raise BadRecord("schema_error", f"{exc.error_count()} validation error(s): " + "; ".join(
-            f"{'.'.join(map(str, e['loc']))}: {e['type']}" for e in exc.errors()[:5])) from None
+        raise BadRecord("schema_error", f"{exc.error_count()} validation error(s): "
+                        + describe(exc, limit=5, reason="type", root="")) from None
 
 
 class Feeder:

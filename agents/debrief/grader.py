@@ -30,6 +30,7 @@ from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd, is_offline
 from agents.versioning import result_id
 from schemas.chart_review import Usage, ValidationProblem
+from schemas.errors import describe
 from schemas.medkit import (
     LEGACY_TOOL_NAMES,
     TOOL_NAME,
@@ -50,11 +51,8 @@ def evaluation_id(request_id: str, prompt_version: str) -> str:
 
 
 def validation_summary(exc: ValidationError, limit: int = 6) -> str:
-    """Field paths and messages only (never the offending values: they may quote PHI)."""
-    parts = [f"{'.'.join(str(p) for p in e['loc']) or '<root>'}: {e['msg']}"
-             for e in exc.errors(include_input=False, include_url=False)[:limit]]
-    more = len(exc.errors()) - limit
-    return "; ".join(parts) + (f"; and {more} more" if more > 0 else "")
+    """The first ``limit`` field paths and messages (schemas.errors: never the values)."""
+    return describe(exc, limit=limit, more=True)
 
 
 @dataclass

@@ -58,7 +58,9 @@ def fallback_analysis(reason: str) -> JudgeAnalysis:
 
 
 @dataclasses.dataclass
-class _Run:
+class JobJudging:
+    """The bookkeeping of judging one job: calls, tokens, problems, why it fell back."""
+
     provider: str
     model: str
     usage: TokenUsage = dataclasses.field(default_factory=TokenUsage)
@@ -121,7 +123,8 @@ class Judge:
 
     async def judge(self, job: JudgeJob) -> JudgeResult:
         started = time.monotonic()
-        run = _Run(self.provider.name, OFFLINE_VERSION if self.offline else self.provider.model)
+        run = JobJudging(self.provider.name,
+                         OFFLINE_VERSION if self.offline else self.provider.model)
         try:
             analysis = await self._analyse(job, run)
         except LLMError as exc:
@@ -160,7 +163,7 @@ class Judge:
                  job.kind, status, ",".join(p.type for p in run.problems) or "-", run.calls)
         return result
 
-    async def _analyse(self, job: JudgeJob, run: _Run) -> JudgeAnalysis | None:
+    async def _analyse(self, job: JudgeJob, run: JobJudging) -> JudgeAnalysis | None:
         criterion = self.skill.criterion(job.field_id)
         if criterion is None:
             run.fail("unknown_criterion", f"no criterion file for {job.field_id}")
@@ -188,7 +191,7 @@ class Judge:
                                  agent_answers=job.normalized, shown=shown,
                                  extra_sources=(criterion.prompt, criterion.body))
 
-    def _accept(self, check: Check, run: _Run) -> JudgeAnalysis | None:
+    def _accept(self, check: Check, run: JobJudging) -> JudgeAnalysis | None:
         run.problems += check.problems
         if check.analysis is None:
             run.reason = "the answer failed validation (" + ", ".join(
@@ -196,7 +199,7 @@ class Judge:
         return check.analysis
 
     async def _ask(self, request: LLMRequest, criterion: Criterion, notes: dict[str, str],
-                   job: JudgeJob, run: _Run, shown: tuple[str, ...]) -> JudgeAnalysis | None:
+                   job: JudgeJob, run: JobJudging, shown: tuple[str, ...]) -> JudgeAnalysis | None:
         resp = await self._call(request, run)
         repaired = False
         if resp.stop_reason == "max_tokens":
@@ -249,7 +252,7 @@ class Judge:
         check = self._validate(parsed.payload, criterion, notes, job, shown)
         return Check(check.analysis, (*parsed.problems, *check.problems))
 
-    async def _call(self, request: LLMRequest, run: _Run) -> LLMResponse:
+    async def _call(self, request: LLMRequest, run: JobJudging) -> LLMResponse:
         m, name = self.metrics, self.provider.name
         try:
             resp = await self.provider.complete(request)

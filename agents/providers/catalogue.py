@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.errors import AgentsError
+from schemas.errors import location
 
 PACKAGED = Path(__file__).with_name("models.json")
 TTL = Literal["5m", "1h"]
@@ -89,7 +90,7 @@ def _read(path: Path) -> dict[str, ModelEntry]:
         raise UnknownModel(f"cannot read the models file {path}: {exc.strerror}") from None
     except (ValueError, KeyError, TypeError) as exc:
         detail = (f"{exc.error_count()} invalid field(s), first: "
-                  f"{'.'.join(map(str, exc.errors()[0]['loc']))}"
+                  f"{location(exc.errors(include_input=False)[0], root='')}"
                   if isinstance(exc, ValidationError) else type(exc).__name__)
         raise UnknownModel(f"the models file {path} is not a valid catalogue "
                            f"({{\"models\": [...]}}): {detail}") from None

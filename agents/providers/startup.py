@@ -16,7 +16,6 @@ The provider runs it once per distinct prefix; the judge may call it with its ow
 
 from __future__ import annotations
 
-import hashlib
 import json
 import logging
 from dataclasses import dataclass
@@ -26,6 +25,7 @@ from typing import Any
 from agents.errors import AgentsError, LLMError
 from agents.providers.base import LLMRequest, Provider
 from agents.providers.factory import is_offline, model_entry
+from schemas.ids import derive_id
 from streams.metrics import Metrics
 from streams.settings import LLMSettings
 
@@ -47,7 +47,7 @@ class PrefixReport:
 def prefix_key(request: LLMRequest) -> str:
     raw = json.dumps([[(b.text, b.cache) for b in request.system], request.tools],
                      sort_keys=True, default=str)
-    return hashlib.sha256(raw.encode()).hexdigest()
+    return derive_id(raw, length=None)
 
 
 async def report_cache_prefixes(provider: Any, request: LLMRequest,

@@ -22,7 +22,7 @@ from streams import limits
 from streams.detect.backlog import CatchUp
 from streams.detect.batch import Batch
 from streams.detect.processor import DetectProcessor
-from streams.detect.state import CellState, DueIndex, Settle
+from streams.detect.state import CellState, DetectConfig, DueIndex, StepNote
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.settings import Settings
@@ -44,7 +44,7 @@ def _load(raw: bytes | None) -> CellState | None:
 def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: Metrics,
                     partitions: int) -> DetectProcessor:
     t = settings.topics
-    cfg = Settle(settings.expected_agents, settings.settle_seconds,
+    cfg = DetectConfig(settings.expected_agents, settings.settle_seconds,
                  settings.retention_seconds, settings.low_confidence_threshold,
                  settings.expected_agents_by_task)
     proc = DetectProcessor(skill, cfg)
@@ -89,7 +89,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
             _watch(await app.producer.send(out_names[emit.kind], emit.key, emit.value,
                                            None, None, None))
             metrics.records_out.labels("detect", out_names[emit.kind]).inc()
-            if emit.kind == "outcome" and note != "redelivered":
+            if emit.kind == "outcome" and note is not StepNote.REDELIVERED:
                 metrics.cells_decided.labels(emit.label or "unknown").inc()
 
     @app.agent(channel, name="detect")

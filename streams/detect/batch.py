@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 from streams.detect.fastpath import PlainAnswer
 from streams.detect.processor import DetectProcessor, Emit, Source, Step
-from streams.detect.state import CellState
+from streams.detect.state import CellState, StepNote
 
 
 @dataclass
@@ -40,7 +40,7 @@ class Batch:
     changed: dict[bytes, Changed] = field(default_factory=dict)
     #: Every key touched by the batch (a step may leave its cell unchanged).
     touched: set[bytes] = field(default_factory=set)
-    emits: list[tuple[Emit, str]] = field(default_factory=list)  # (emit, step note)
+    emits: list[tuple[Emit, StepNote]] = field(default_factory=list)
 
     def _state(self, key: bytes) -> CellState | None:
         hit = self.changed.get(key)

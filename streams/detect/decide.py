@@ -9,7 +9,6 @@ still checked, so a lone low-confidence answer yields a ``low_confidence`` job.
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 import orjson
 
 from schemas.chart_review import AgentAnswer, JobKind, OutcomeKind, cell_key
+from schemas.ids import derive_id
 from schemas.skill import AnswerSchema
 from streams.detect.normalize import canonicalize, format_signature, to_json_value
 
@@ -62,10 +62,6 @@ def normalize_answer(answer: AgentAnswer, schema: AnswerSchema, threshold: float
     canonical = canonicalize(answer.answer, schema)
     return Normalized(answer, canonical, format_signature(answer.answer),
                       is_low_confidence(answer, threshold))
-
-
-def derive_id(*parts: str) -> str:
-    return hashlib.sha256("\x1f".join(parts).encode()).hexdigest()[:32]
 
 
 def decide(

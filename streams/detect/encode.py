@@ -9,7 +9,8 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from streams.detect.decide import Decision, derive_id
+from schemas.ids import derive_id
+from streams.detect.decide import Decision
 from streams.detect.fastpath import iso_json
 from streams.detect.normalize import to_json_value
 

@@ -13,15 +13,13 @@ model path) when ``AgentAnswer``'s JSON schema is not the one this module was wr
 
 from __future__ import annotations
 
-import hashlib
 import re
 from datetime import datetime, timedelta
 from typing import Any
 
-import orjson
-
 from schemas.base import _SAFE_ID
-from schemas.chart_review import AgentAnswer, cell_key
+from schemas.chart_review import AgentAnswer, CellKeyed
+from schemas.ids import canonical_json, derive_id
 
 _FIELDS = ("schema_version", "event_id", "run_id", "task_id", "patient_id", "field_id",
            "agent_id", "answer", "evidence", "rationale", "confidence",
@@ -38,13 +36,13 @@ SCHEMA_SHA = "d4bff6df5520e61f957600b05061728dbc49a9f9c74d6890ad92333f18683109"
 
 def schema_sha() -> str:
     schema = AgentAnswer.model_json_schema()
-    return hashlib.sha256(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS)).hexdigest()
+    return derive_id(canonical_json(schema), length=None)
 
 
 ENABLED = schema_sha() == SCHEMA_SHA
 
 
-class PlainAnswer:
+class PlainAnswer(CellKeyed):
     """An accepted answer as plain data; duck-types the parts of ``AgentAnswer`` we read."""
 
     __slots__ = ("agent_id", "answer", "confidence", "emitted_at", "event_id", "field_id",
@@ -61,10 +59,6 @@ class PlainAnswer:
         self.answer: Any = json["answer"]
         self.confidence: str | float = json["confidence"]
         self.emitted_at = emitted_at
-
-    @property
-    def key(self) -> str:
-        return cell_key(self.task_id, self.patient_id, self.field_id)
 
     def model_dump(self, mode: str = "json") -> dict[str, Any]:
         return self.json

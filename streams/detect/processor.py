@@ -8,12 +8,13 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import orjson
 from pydantic import ValidationError
 
 from schemas.chart_review import AgentAnswer, cell_key
+from schemas.errors import describe
 from schemas.skill import Skill
 from streams import limits
 from streams.detect.decide import Decision, decide
@@ -21,7 +22,8 @@ from streams.detect.encode import job_record, outcome_record
 from streams.detect.fastpath import PlainAnswer, fast_answer
 from streams.detect.state import (
     CellState,
-    Settle,
+    DetectConfig,
+    StepNote,
     apply_answer,
     purge_due,
     record_decision,
@@ -32,11 +34,13 @@ from streams.errors import BadRecord
 log = logging.getLogger(__name__)
 
 Source = tuple[str, int, int]
+#: Which output topic an emitted record goes to.
+EmitKind = Literal["job", "outcome"]
 
 
 @dataclass(frozen=True)
 class Emit:
-    kind: str  # "job" | "outcome"
+    kind: EmitKind
     key: bytes
     value: bytes
     #: The outcome kind of an outcome record (for metrics without decoding ``value``).
@@ -49,7 +53,7 @@ class Step:
 
     state: CellState | None
     emits: tuple[Emit, ...]
-    note: str
+    note: StepNote
     changed: bool = True
 
 
@@ -69,14 +73,11 @@ def parse_answer(raw: bytes | None) -> PlainAnswer:
     try:
         return PlainAnswer.from_model(AgentAnswer.model_validate(data))
     except ValidationError as exc:
-        # Field locations and messages only: never echo the input values (may be PHI).
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
-                             for e in exc.errors(include_input=False))
-        raise BadRecord("schema_error", f"AgentAnswer invalid: {problems}") from None
+        raise BadRecord("schema_error", f"AgentAnswer invalid: {describe(exc)}") from None
 
 
 class DetectProcessor:
-    def __init__(self, skill: Skill, cfg: Settle) -> None:
+    def __init__(self, skill: Skill, cfg: DetectConfig) -> None:
         self.skill = skill
         self.cfg = cfg
 
@@ -98,27 +99,28 @@ class DetectProcessor:
                   now: float) -> Step:
         # PlainAnswer carries every attribute of AgentAnswer that the state machine reads.
         applied = apply_answer(state, cast(AgentAnswer, answer), source, now, self.cfg)
-        if applied.note == "redelivered":
+        if applied.note is StepNote.REDELIVERED:
             outputs = applied.state.outputs_for(source) or ()
-            return Step(applied.state, self._emits(outputs), "redelivered", changed=False)
+            return Step(applied.state, self._emits(outputs), StepNote.REDELIVERED, changed=False)
         if not applied.decide:
-            return Step(applied.state, (), applied.note, changed=applied.note != "duplicate")
+            return Step(applied.state, (), applied.note,
+                        changed=applied.note is not StepNote.DUPLICATE)
         return self._decide(applied.state, source, now, by_timeout=False, note=applied.note)
 
     def on_tick(self, state: CellState | None, source: Source, now: float) -> Step:
         if state is None:
-            return Step(None, (), "tick-unknown", changed=False)
+            return Step(None, (), StepNote.TICK_UNKNOWN, changed=False)
         outputs = state.outputs_for(source)
         if outputs is not None:
-            return Step(state, self._emits(outputs), "redelivered", changed=False)
+            return Step(state, self._emits(outputs), StepNote.REDELIVERED, changed=False)
         if purge_due(state, now, self.cfg):
-            return Step(None, (), "purged")
+            return Step(None, (), StepNote.PURGED)
         if settle_due(state, now, self.cfg):
-            return self._decide(state, source, now, by_timeout=True, note="settled")
-        return Step(state, (), "tick-early", changed=False)
+            return self._decide(state, source, now, by_timeout=True, note=StepNote.SETTLED)
+        return Step(state, (), StepNote.TICK_EARLY, changed=False)
 
     def _decide(self, state: CellState, source: Source, now: float, *, by_timeout: bool,
-                note: str) -> Step:
+                note: StepNote) -> Step:
         answers = [PlainAnswer.from_stored(a) for a in state.answers.values()]
         first = answers[0]
         criterion = self.skill.criterion(first.field_id)
@@ -127,7 +129,7 @@ class DetectProcessor:
         decision = decide(cast(list[AgentAnswer], answers), criterion.answer_schema,
                           self.cfg.agents_for(first.task_id), self.cfg.low_confidence_threshold)
         if decision.inputs_id == state.last_inputs_id:
-            return Step(state, (), "unchanged")
+            return Step(state, (), StepNote.UNCHANGED)
         outputs = self._outputs(decision, source, now, by_timeout)
         new_state = record_decision(state, decision.inputs_id, source, outputs, now)
         return Step(new_state, self._emits(outputs), note)

@@ -19,6 +19,7 @@ import zlib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import datetime
+from enum import StrEnum
 from typing import Any
 
 import orjson
@@ -29,8 +30,26 @@ MAX_SEEN_EVENTS = 256
 MAX_HISTORY = 4
 
 
+class StepNote(StrEnum):
+    """What one input did to its cell. Callers branch on it (a redelivery re-sends outputs
+    without counting a new decision; a duplicate leaves the state unwritten)."""
+
+    NEW = "new"  # an agent's first answer in the cell
+    SUPERSEDED = "superseded"  # a later answer of an agent replaced its earlier one
+    DUPLICATE = "duplicate"  # an event id already seen (at another offset): dropped
+    STALE = "stale"  # older than the agent's stored answer: ignored
+    REDELIVERED = "redelivered"  # the record behind a stored decision again: re-send its outputs
+    UNCHANGED = "unchanged"  # decided again on the same inputs: nothing to send
+    SETTLED = "settled"  # the settle window passed: decided with the answers present
+    PURGED = "purged"  # retention passed: the state is deleted
+    TICK_EARLY = "tick-early"  # a tick before anything is due
+    TICK_UNKNOWN = "tick-unknown"  # a tick for a cell with no state
+
+
 @dataclass(frozen=True)
-class Settle:
+class DetectConfig:
+    """The detector's configuration: who must answer, how long a cell waits and is kept."""
+
     expected_agents: tuple[str, ...]
     settle_seconds: float
     retention_seconds: float
@@ -103,34 +122,34 @@ class Applied:
 
     state: CellState
     decide: bool
-    note: str  # "new", "duplicate", "stale", "superseded", "redelivered"
+    note: StepNote  # NEW, SUPERSEDED, DUPLICATE, STALE or REDELIVERED
 
 
 def apply_answer(state: CellState | None, answer: AgentAnswer, source: tuple[str, int, int],
-                 now: float, cfg: Settle) -> Applied:
+                 now: float, cfg: DetectConfig) -> Applied:
     if state is None:
         state = CellState(first_seen=now, partition=source[1])
     if state.outputs_for(source) is not None:
-        return Applied(state, False, "redelivered")
+        return Applied(state, False, StepNote.REDELIVERED)
     if answer.event_id in state.seen_events:
-        return Applied(state, False, "duplicate")
+        return Applied(state, False, StepNote.DUPLICATE)
     seen = (*state.seen_events, answer.event_id)[-MAX_SEEN_EVENTS:]
     current = state.answers.get(answer.agent_id)
     if current is not None and not _later(answer, current):
-        return Applied(replace(state, seen_events=seen), False, "stale")
+        return Applied(replace(state, seen_events=seen), False, StepNote.STALE)
     answers = {**state.answers, answer.agent_id: answer.model_dump(mode="json")}
     new = replace(state, answers=answers, seen_events=seen)
     complete = all(a in answers for a in cfg.agents_for(answer.task_id))
-    note = "superseded" if current is not None else "new"
+    note = StepNote.SUPERSEDED if current is not None else StepNote.NEW
     # A decided cell is re-decided on any change; a pending one once every agent answered.
     return Applied(new, complete or new.decided, note)
 
 
-def settle_due(state: CellState, now: float, cfg: Settle) -> bool:
+def settle_due(state: CellState, now: float, cfg: DetectConfig) -> bool:
     return not state.decided and now - state.first_seen >= cfg.settle_seconds
 
 
-def purge_due(state: CellState, now: float, cfg: Settle) -> bool:
+def purge_due(state: CellState, now: float, cfg: DetectConfig) -> bool:
     return state.decided_at is not None and now - state.decided_at >= cfg.retention_seconds
 
 
@@ -146,7 +165,7 @@ class DueIndex:
     tick; a periodic full rebuild from the table covers cells restored from the changelog
     (after a restart or rebalance), which never pass through the agent until touched."""
 
-    def __init__(self, cfg: Settle) -> None:
+    def __init__(self, cfg: DetectConfig) -> None:
         self.cfg = cfg
         self._due: dict[bytes, tuple[float, int, bool]] = {}
 

@@ -10,7 +10,7 @@ import orjson
 
 from schemas.skill import Skill
 from streams.detect.processor import DetectProcessor
-from streams.detect.state import CellState, Settle
+from streams.detect.state import CellState, DetectConfig
 from streams.errors import BadRecord
 from streams.sampledata import DATA_DIR
 
@@ -46,16 +46,21 @@ def load_sample() -> Sample:
 def reference_jobs(sample: Sample, skill: Skill, expected: tuple[str, ...],
                    threshold: float) -> dict[str, set[str]]:
     """Job ids per cell from the pure processor over the file order, cells settled at the end."""
-    proc = DetectProcessor(skill, Settle(expected, 1.0, 1e9, threshold))
+    return reference_ids(sample, skill, expected, threshold)["job"]
+
+
+def reference_ids(sample: Sample, skill: Skill, expected: tuple[str, ...],
+                  threshold: float) -> dict[str, dict[str, set[str]]]:
+    """Job and outcome ids per cell (``{"job": ..., "outcome": ...}``), as reference_jobs."""
+    proc = DetectProcessor(skill, DetectConfig(expected, 1.0, 1e9, threshold))
     states: dict[str, CellState | None] = {}
-    jobs: dict[str, set[str]] = defaultdict(set)
+    ids: dict[str, dict[str, set[str]]] = {"job": defaultdict(set), "outcome": defaultdict(set)}
 
     def take(key: str, step: Any) -> None:
         if step.changed:
             states[key] = step.state
         for e in step.emits:
-            if e.kind == "job":
-                jobs[key].add(orjson.loads(e.value)["job_id"])
+            ids[e.kind][key].add(orjson.loads(e.value)[f"{e.kind}_id"])
 
     for offset, (key, value) in enumerate(sample.answers):
         try:
@@ -65,4 +70,4 @@ def reference_jobs(sample: Sample, skill: Skill, expected: tuple[str, ...],
         take(key.decode(), proc.on_answer(answer, ("a", 0, offset), states.get(key.decode()), 0.0))
     for key, state in list(states.items()):
         take(key, proc.on_tick(state, ("tick", 0, 0), 10.0))
-    return jobs
+    return ids

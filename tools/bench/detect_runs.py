@@ -157,10 +157,10 @@ def core_run(settings: Settings, events: int) -> float:
     from schemas.skill import load_skill
     from streams.detect.batch import Batch
     from streams.detect.processor import DetectProcessor
-    from streams.detect.state import CellState, Settle
+    from streams.detect.state import CellState, DetectConfig
 
     s = settings
-    proc = DetectProcessor(load_skill(s.skill_dir), Settle(
+    proc = DetectProcessor(load_skill(s.skill_dir), DetectConfig(
         s.expected_agents, s.settle_seconds, s.retention_seconds, s.low_confidence_threshold))
     records = synthetic_answers(s, events)
     table: dict[bytes, bytes] = {}

@@ -19,9 +19,10 @@ from pydantic import ValidationError
 
 from schemas.chart_review import AgentAnswer, CellOutcome, JudgeJob, SourceRef, cell_key
 from schemas.skill import Skill
-from streams.detect.decide import Decision, decide, derive_id
+from schemas.ids import derive_id
+from streams.detect.decide import Decision, decide
 from streams.detect.normalize import to_json_value
-from streams.detect.state import Settle
+from streams.detect.state import DetectConfig
 from streams.errors import BadRecord
 
 log = logging.getLogger(__name__)
@@ -92,7 +93,7 @@ class Applied:
 
 
 def apply_answer(state: CellState | None, answer: AgentAnswer, source: tuple[str, int, int],
-                 now: float, cfg: Settle) -> Applied:
+                 now: float, cfg: DetectConfig) -> Applied:
     if state is None:
         state = CellState(first_seen=now, partition=source[1])
     if state.outputs_for(source) is not None:
@@ -111,11 +112,11 @@ def apply_answer(state: CellState | None, answer: AgentAnswer, source: tuple[str
     return Applied(new, complete or new.decided, note)
 
 
-def settle_due(state: CellState, now: float, cfg: Settle) -> bool:
+def settle_due(state: CellState, now: float, cfg: DetectConfig) -> bool:
     return not state.decided and now - state.first_seen >= cfg.settle_seconds
 
 
-def purge_due(state: CellState, now: float, cfg: Settle) -> bool:
+def purge_due(state: CellState, now: float, cfg: DetectConfig) -> bool:
     return state.decided_at is not None and now - state.decided_at >= cfg.retention_seconds
 
 
@@ -131,7 +132,7 @@ class DueIndex:
     tick; a periodic full rebuild from the table covers cells restored from the changelog
     (after a restart or rebalance), which never pass through the agent until touched."""
 
-    def __init__(self, cfg: Settle) -> None:
+    def __init__(self, cfg: DetectConfig) -> None:
         self.cfg = cfg
         self._due: dict[bytes, tuple[float, int, bool]] = {}
 
@@ -203,7 +204,7 @@ def _iso(now: float) -> datetime:
 
 
 class DetectProcessor:
-    def __init__(self, skill: Skill, cfg: Settle) -> None:
+    def __init__(self, skill: Skill, cfg: DetectConfig) -> None:
         self.skill = skill
         self.cfg = cfg
 

@@ -19,7 +19,7 @@ import pytest
 from schemas.skill import Skill, load_skill
 from streams.detect import fastpath
 from streams.detect.processor import DetectProcessor
-from streams.detect.state import CellState, Settle
+from streams.detect.state import CellState, DetectConfig
 from streams.errors import BadRecord
 from streams.settings import Settings
 from tests.integration.sample import load_sample, reference_jobs
@@ -35,9 +35,9 @@ def skill() -> Skill:
     return load_skill(Settings().skill_dir)
 
 
-def _cfg(settle: float = 30.0) -> Settle:
+def _cfg(settle: float = 30.0) -> DetectConfig:
     s = Settings()
-    return Settle(s.expected_agents, settle, 100.0, s.low_confidence_threshold)
+    return DetectConfig(s.expected_agents, settle, 100.0, s.low_confidence_threshold)
 
 
 def _run_one(proc: Any, states: dict[bytes, Any], rec: Record, offset: int,
@@ -64,7 +64,7 @@ def _run_one(proc: Any, states: dict[bytes, Any], rec: Record, offset: int,
             None if state is None else CellState.loads(state.dumps()))
 
 
-def _compare(skill: Skill, records: list[tuple[Record, float]], cfg: Settle) -> int:
+def _compare(skill: Skill, records: list[tuple[Record, float]], cfg: DetectConfig) -> int:
     """Run both processors; return how many steps were compared."""
     live, frozen = DetectProcessor(skill, cfg), ref.DetectProcessor(skill, cfg)
     live_states: dict[bytes, CellState | None] = {}

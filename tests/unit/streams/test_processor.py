@@ -11,7 +11,7 @@ import pytest
 from schemas.chart_review import AgentAnswer
 from schemas.skill import Skill, load_skill
 from streams.detect.processor import DetectProcessor, Step
-from streams.detect.state import CellState, Settle
+from streams.detect.state import CellState, DetectConfig
 from streams.errors import BadRecord
 
 CRITERION = """---
@@ -23,7 +23,7 @@ answer_schema:
 ---
 A documented diagnosis.
 """
-CFG = Settle(("default", "skeptical"), settle_seconds=30, retention_seconds=100,
+CFG = DetectConfig(("default", "skeptical"), settle_seconds=30, retention_seconds=100,
              low_confidence_threshold=0.5)
 TOPIC = "answers"
 
@@ -183,7 +183,8 @@ def test_bad_records_are_typed(skill: Skill, value: bytes, error_type: str) -> N
 
 
 def test_expected_agents_can_differ_per_task(skill: Skill) -> None:
-    cfg = Settle(("default", "skeptical"), 30, 100, 0.5, {"t": ("default", "skeptical", "third")})
+    cfg = DetectConfig(("default", "skeptical"), 30, 100, 0.5,
+                       {"t": ("default", "skeptical", "third")})
     proc = DetectProcessor(skill, cfg)
     state = None
     for offset, agent in enumerate(("default", "skeptical")):
