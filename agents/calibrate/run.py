@@ -50,14 +50,12 @@ def answer_schemas(settings: Settings) -> dict[str, AnswerSchema]:
 async def dead_lettered(settings: Settings) -> set[tuple[int, int]]:
     """(partition, offset) of adjudications already in the DLQ."""
     seen: set[tuple[int, int]] = set()
-
-    def note(rec: Any) -> None:
+    async for rec in read_to_end(settings.kafka.bootstrap_servers,
+                                 [settings.topics.dlq(settings.topics.adjudications)]):
         with contextlib.suppress(KeyError, ValueError):
             h = DeadLetterHeaders.from_kafka(rec.headers or ())
             if h.source_topic == settings.topics.adjudications:
                 seen.add((h.source_partition, h.source_offset))
-    await read_to_end(settings.kafka.bootstrap_servers,
-                      [settings.topics.dlq(settings.topics.adjudications)], note)
     return seen
 
 
