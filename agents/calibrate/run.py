@@ -25,8 +25,9 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from agents.calibrate.core import Calibration, Group
 from agents.calibrate.feed import Feeder
-from schemas.dlq import DeadLetterHeaders, dead_letter_headers
+from schemas.dlq import DeadLetterHeaders
 from schemas.skill import AnswerSchema, SkillError, load_skill
+from streams.dlq import DeadLetter, dead_letter, note_dead_letter
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
@@ -74,7 +75,7 @@ class CalibrateWorker:
     def stop(self) -> None:
         self.stop_event.set()
 
-    def absorb(self, rec: Any) -> list[tuple[str, bytes | None, bytes, list[Any]]]:
+    def absorb(self, rec: Any) -> list[DeadLetter]:
         """Feed one record; returns the dead letter to send, if any."""
         self.metrics.records_in.labels(NAME, rec.topic).inc()
         try:
@@ -82,12 +83,8 @@ class CalibrateWorker:
         except BadRecord as exc:
             if (rec.partition, rec.offset) in self.dead:
                 return []
-            self.metrics.dead_letters.labels(NAME, exc.error_type).inc()
-            log.warning("calibrate: dead-lettered %s[%d]@%d: %s", rec.topic, rec.partition,
-                        rec.offset, exc.error_type)
-            headers = dead_letter_headers(exc.error_type, exc.message, rec.topic,
-                                          rec.partition, rec.offset)
-            return [(self.s.topics.dlq(rec.topic), rec.key, rec.value, headers)]
+            note_dead_letter(self.metrics, NAME, rec, exc.error_type)
+            return [dead_letter(rec, exc.error_type, exc.message, self.s.topics.dlq(rec.topic))]
         return []
 
     async def publish(self) -> int:
@@ -147,7 +144,7 @@ class CalibrateWorker:
         assert self.producer is not None
         batch = await consumer.getmany(timeout_ms=200, max_records=1000)
         letters = [d for rs in batch.values() for rec in rs for d in self.absorb(rec)]
-        futures = [await self.producer.send(topic, key=key, value=value, headers=headers)
+        futures = [await self.producer.send(topic, key=key, value=value, headers=list(headers))
                    for topic, key, value, headers in letters]
         for fut in futures:
             await fut
