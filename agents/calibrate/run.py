@@ -31,8 +31,9 @@ from streams.dlq import DeadLetter, dead_letter, note_dead_letter
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
+from streams.produced import ProducedIds
 from streams.settings import Settings
-from streams.topics import assign_all, ensure_topics, ids_on_topic, read_to_end
+from streams.topics import assign_all, ensure_topics, read_to_end
 
 log = logging.getLogger(__name__)
 NAME = "calibrate"
@@ -67,7 +68,7 @@ class CalibrateWorker:
         self.cal = calibration
         self.feeder = Feeder(calibration, settings.topics)
         self.dirty: set[Group] = set()
-        self.published: set[str] = set()
+        self.published = ProducedIds()
         self.dead: set[tuple[int, int]] = set()
         self.stop_event = asyncio.Event()
         self.producer: AIOKafkaProducer | None = None
@@ -107,7 +108,7 @@ class CalibrateWorker:
     async def run(self) -> None:
         k, t = self.s.kafka, self.s.topics
         inputs = [t.judge_results, t.adjudications, t.cell_outcomes]
-        self.published = await ids_on_topic(k.bootstrap_servers, t.calibration, "calibration_id")
+        await self.published.load(k.bootstrap_servers, t.calibration, "calibration_id")
         self.dead = await dead_lettered(self.s)
         self.producer = AIOKafkaProducer(bootstrap_servers=k.bootstrap_servers, acks="all",
                                          enable_idempotence=True)

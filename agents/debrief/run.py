@@ -15,8 +15,8 @@ from agents.providers.factory import make_provider, require_credentials
 from agents.providers.startup import check_provider
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
+from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker
-from streams.series import scan_series
 from streams.settings import Settings
 from streams.topics import ensure_topics
 
@@ -31,10 +31,10 @@ async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
     await ensure_topics(settings)
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    series = await scan_series(settings.kafka.bootstrap_servers, topics.case_evaluations,
-                               "evaluation_id", "request_id")
-    seen = set(series.ids)
-    handler = DebriefHandler(grader, topics.case_evaluations, seen, series)
+    produced = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+                                            topics.case_evaluations, "evaluation_id",
+                                            "request_id")
+    handler = DebriefHandler(grader, topics.case_evaluations, produced)
     worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
                               group_id=settings.groups.debrief, handler=handler,
                               concurrency=settings.llm.concurrency, metrics=metrics)
@@ -43,7 +43,7 @@ async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, worker.stop)
     log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
-             provider.name, grader.prompt_version, len(seen))
+             provider.name, grader.prompt_version, len(produced))
     try:
         await worker.run()
     finally:

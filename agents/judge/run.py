@@ -2,7 +2,7 @@
 
 Start-up: install the embedded-broker fetch backoff, make sure the topics exist, load the
 phenotype skill (fail fast if broken), rebuild the result ledger from the results topic
-(see :mod:`agents.judge.ledger`), then consume jobs with :class:`ConcurrentWorker`
+(see :mod:`streams.produced`), then consume jobs with :class:`ConcurrentWorker`
 (``llm.concurrency`` jobs at once; offsets committed only after results are acknowledged).
 A record that is not a valid JudgeJob goes to the jobs DLQ; everything else yields a result.
 """
@@ -22,7 +22,6 @@ from pydantic import ValidationError
 from agents.context.charts import ChartStore
 from agents.errors import AgentsError
 from agents.judge.judge import Judge
-from agents.judge.ledger import ResultLedger
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.startup import check_provider
@@ -32,6 +31,7 @@ from streams import limits
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
+from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker, Output
 from streams.series import result_headers
 from streams.settings import Settings
@@ -58,7 +58,7 @@ def encode_result(result: JudgeResult) -> bytes:
     return orjson.dumps(result.model_dump(mode="json"))
 
 
-def make_handler(judge: Judge, ledger: ResultLedger, results_topic: str) -> Any:
+def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
     async def handle(rec: Any) -> Sequence[Output]:
         job = decode_job(rec.value)
         if problems := limits.job_problems(job):
@@ -92,8 +92,8 @@ async def serve(settings: Settings, provider: Provider | None = None,
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                   min_cache_tokens=min_cache)
-    ledger = ResultLedger()
-    await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)
+    ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+                                          settings.topics.judge_results, "result_id", "job_id")
     worker = ConcurrentWorker(
         settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,
         handler=make_handler(judge, ledger, settings.topics.judge_results),
