@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -27,6 +26,7 @@ from agents.calibrate.core import Calibration, Group
 from agents.calibrate.feed import Feeder
 from schemas.dlq import DeadLetterHeaders
 from schemas.skill import AnswerSchema, SkillError, load_skill
+from streams import worker_main
 from streams.dlq import DeadLetter, dead_letter, note_dead_letter
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
@@ -34,6 +34,7 @@ from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.settings import Settings
 from streams.topics import assign_all, ensure_topics, read_to_end
+from streams.worker_main import stop_when
 
 log = logging.getLogger(__name__)
 NAME = "calibrate"
@@ -153,22 +154,19 @@ class CalibrateWorker:
 
 async def serve(settings: Settings, stop: asyncio.Event | None = None,
                 metrics: Metrics | None = None) -> None:
-    """Run the calibrate worker until ``stop`` is set (or SIGTERM/SIGINT)."""
+    """Run the calibrate worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     await ensure_topics(settings)
     worker = CalibrateWorker(settings, metrics or Metrics.create(),
                              Calibration(answer_schemas(settings)))
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, worker.stop)
-    if stop is not None:
-        loop.create_task(stop.wait()).add_done_callback(lambda _: worker.stop())
-    await worker.run()
+    watcher = stop_when(stop, worker.stop)
+    try:
+        await worker.run()
+    finally:
+        if watcher is not None:
+            watcher.cancel()
 
 
 def run_worker(settings: Settings) -> int:
-    metrics = Metrics.create()
-    metrics.serve(settings.metrics_port, settings.metrics_host)
-    asyncio.run(serve(settings, metrics=metrics))
-    return 0
+    return worker_main.run_worker("calibrate", settings,
+                                  lambda metrics, stop: serve(settings, stop, metrics))

@@ -4,26 +4,26 @@ scaled independently of the chart-review workers."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
 
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
 from agents.errors import AgentsError
 from agents.providers.factory import make_provider, require_credentials
 from agents.providers.startup import check_provider
-from streams.fetch_backoff import install_idle_fetch_backoff
+from streams import worker_main
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker
 from streams.settings import Settings
 from streams.topics import ensure_topics
+from streams.worker_main import stop_when
 
 log = logging.getLogger(__name__)
 
 
-async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
+async def serve(settings: Settings, metrics: Metrics | None = None,
+                stop: asyncio.Event | None = None) -> None:
     metrics = metrics or Metrics.create()
     provider = make_provider(settings)
     require_credentials(provider)  # fail fast, before touching the broker
@@ -38,27 +38,20 @@ async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
     worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
                               group_id=settings.groups.debrief, handler=handler,
                               concurrency=settings.llm.concurrency, metrics=metrics)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, worker.stop)
+    watcher = stop_when(stop, worker.stop)
     log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
              provider.name, grader.prompt_version, len(produced))
     try:
         await worker.run()
     finally:
+        if watcher is not None:
+            watcher.cancel()
         close = getattr(provider, "aclose", None)
         if close is not None:
             await close()
 
 
 def run_worker(settings: Settings) -> int:
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
-    metrics = Metrics.create()
-    metrics.serve(settings.metrics_port, settings.metrics_host)
-    try:
-        asyncio.run(serve(settings, metrics))
-    except AgentsError as exc:
-        log.error("debrief worker cannot start: %s", exc)
-        return 2
-    return 0
+    return worker_main.run_worker("debrief", settings,
+                                  lambda metrics, stop: serve(settings, metrics, stop),
+                                  cannot_start=(AgentsError,))

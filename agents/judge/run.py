@@ -10,9 +10,7 @@ A record that is not a valid JudgeJob goes to the jobs DLQ; everything else yiel
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
 from collections.abc import Sequence
 from typing import Any
 
@@ -27,7 +25,7 @@ from agents.providers.factory import is_offline, make_provider, model_entry, req
 from agents.providers.startup import check_provider
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.skill import load_skill
-from streams import limits
+from streams import limits, worker_main
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
@@ -36,6 +34,7 @@ from streams.runner import ConcurrentWorker, Output
 from streams.series import result_headers
 from streams.settings import Settings
 from streams.topics import ensure_topics
+from streams.worker_main import stop_when
 
 log = logging.getLogger(__name__)
 
@@ -80,7 +79,7 @@ def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
 
 async def serve(settings: Settings, provider: Provider | None = None,
                 stop: asyncio.Event | None = None, metrics: Metrics | None = None) -> None:
-    """Run the judge worker until ``stop`` is set (or SIGTERM/SIGINT)."""
+    """Run the judge worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     skill = load_skill(settings.skill_dir)  # fail fast: a broken skill or missing key
     provider = provider or make_provider(settings)
@@ -98,11 +97,7 @@ async def serve(settings: Settings, provider: Provider | None = None,
         settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,
         handler=make_handler(judge, ledger, settings.topics.judge_results),
         concurrency=settings.llm.concurrency, metrics=metrics)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, worker.stop)
-    watcher = asyncio.create_task(_stop_when(stop, worker)) if stop is not None else None
+    watcher = stop_when(stop, worker.stop)
     log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
              provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
     try:
@@ -115,17 +110,7 @@ async def serve(settings: Settings, provider: Provider | None = None,
             await close()
 
 
-async def _stop_when(event: asyncio.Event, worker: ConcurrentWorker) -> None:
-    await event.wait()
-    worker.stop()
-
-
 def run_worker(settings: Settings) -> int:
-    metrics = Metrics.create()
-    metrics.serve(settings.metrics_port, settings.metrics_host)
-    try:
-        asyncio.run(serve(settings, metrics=metrics))
-    except AgentsError as exc:
-        log.error("judge worker cannot start: %s", exc)
-        return 2
-    return 0
+    return worker_main.run_worker(
+        "judge", settings, lambda metrics, stop: serve(settings, stop=stop, metrics=metrics),
+        cannot_start=(AgentsError,))

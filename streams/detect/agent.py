@@ -26,10 +26,11 @@ from streams.dlq import dead_letter
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.settings import Settings
+from streams.worker_main import ExitCode
 
 log = logging.getLogger(__name__)
 #: Exit status when an output could not be published (EX_SOFTWARE).
-EXIT_UNPUBLISHED = 70
+EXIT_UNPUBLISHED = ExitCode.UNPUBLISHED
 #: Events per batch, and how long a batch waits to fill (the latency it may add).
 BATCH_MAX = 2000
 BATCH_WITHIN = 0.02
