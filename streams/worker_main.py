@@ -19,6 +19,7 @@ import logging
 import signal
 from collections.abc import Awaitable, Callable
 from enum import IntEnum
+from typing import Protocol
 
 from aiokafka.errors import KafkaError
 
@@ -83,6 +84,27 @@ def run_worker(name: str, settings: Settings, serve: Serve,
         await serve(metrics, stop)
 
     return guarded(name, lambda: asyncio.run(main()), cannot_start)
+
+
+class Stoppable(Protocol):
+    async def run(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+async def serve_until(worker: Stoppable, stop: asyncio.Event | None,
+                      resource: object = None) -> None:
+    """Run ``worker`` until it returns, stopping it once ``stop`` is set; then close
+    ``resource`` (e.g. an LLM provider's HTTP client) if it has an ``aclose``."""
+    watcher = stop_when(stop, worker.stop)
+    try:
+        await worker.run()
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+        close = getattr(resource, "aclose", None)
+        if close is not None:
+            await close()
 
 
 def stop_when(stop: asyncio.Event | None, action: Callable[[], None]) -> asyncio.Task[None] | None:

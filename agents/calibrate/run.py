@@ -34,7 +34,7 @@ from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.settings import Settings
 from streams.topics import assign_all, ensure_topics, read_to_end
-from streams.worker_main import stop_when
+from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
 NAME = "calibrate"
@@ -159,12 +159,7 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None,
     await ensure_topics(settings)
     worker = CalibrateWorker(settings, metrics or Metrics.create(),
                              Calibration(answer_schemas(settings)))
-    watcher = stop_when(stop, worker.stop)
-    try:
-        await worker.run()
-    finally:
-        if watcher is not None:
-            watcher.cancel()
+    await serve_until(worker, stop)
 
 
 def run_worker(settings: Settings) -> int:

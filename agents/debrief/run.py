@@ -17,7 +17,7 @@ from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker
 from streams.settings import Settings
 from streams.topics import ensure_topics
-from streams.worker_main import stop_when
+from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
 
@@ -38,17 +38,9 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
     worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
                               group_id=settings.groups.debrief, handler=handler,
                               concurrency=settings.llm.concurrency, metrics=metrics)
-    watcher = stop_when(stop, worker.stop)
     log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
              provider.name, grader.prompt_version, len(produced))
-    try:
-        await worker.run()
-    finally:
-        if watcher is not None:
-            watcher.cancel()
-        close = getattr(provider, "aclose", None)
-        if close is not None:
-            await close()
+    await serve_until(worker, stop, provider)
 
 
 def run_worker(settings: Settings) -> int:

@@ -34,7 +34,7 @@ from streams.runner import ConcurrentWorker, Output
 from streams.series import result_headers
 from streams.settings import Settings
 from streams.topics import ensure_topics
-from streams.worker_main import stop_when
+from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
 
@@ -97,17 +97,9 @@ async def serve(settings: Settings, provider: Provider | None = None,
         settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,
         handler=make_handler(judge, ledger, settings.topics.judge_results),
         concurrency=settings.llm.concurrency, metrics=metrics)
-    watcher = stop_when(stop, worker.stop)
     log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
              provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
-    try:
-        await worker.run()
-    finally:
-        if watcher is not None:
-            watcher.cancel()
-        close = getattr(provider, "aclose", None)
-        if close is not None:
-            await close()
+    await serve_until(worker, stop, provider)
 
 
 def run_worker(settings: Settings) -> int:
