@@ -37,18 +37,16 @@ async def gather(settings: Settings) -> Any:
 
     cal = Calibration(answer_schemas(settings))
     feeder = Feeder(cal, settings.topics)
-    bad = [0]
-
-    def feed(rec: Any) -> None:
+    bad = 0
+    t = settings.topics
+    async for rec in read_to_end(settings.kafka.bootstrap_servers,
+                                 [t.judge_results, t.adjudications, t.cell_outcomes]):
         try:
             feeder.feed(rec)
         except BadRecord:
-            bad[0] += 1
-    t = settings.topics
-    await read_to_end(settings.kafka.bootstrap_servers,
-                      [t.judge_results, t.adjudications, t.cell_outcomes], feed)
-    if bad[0]:
-        print(f"judgeflow: warning: {bad[0]} malformed adjudication(s) ignored", file=sys.stderr)
+            bad += 1
+    if bad:
+        print(f"judgeflow: warning: {bad} malformed adjudication(s) ignored", file=sys.stderr)
     return cal
 
 

@@ -15,6 +15,7 @@ from schemas.skill import SkillError
 from streams.errors import StreamsError
 from streams.logsafety import guard_third_party_loggers
 from streams.settings import Settings
+from streams.worker_main import ExitCode
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 COMMANDS = ("demo", "broker", "worker", "produce", "tail", "compare", "replay", "schemas",
@@ -55,7 +56,7 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(args)
     except ValidationError as exc:
         print(f"judgeflow: invalid configuration: {describe(exc)}", file=sys.stderr)
-        return 2
+        return ExitCode.CANNOT_START
     logging.basicConfig(
         level=settings.log_level, stream=sys.stderr,
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
@@ -68,20 +69,20 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return int(args.func(args, settings) or 0)
     except KeyboardInterrupt:
-        return 130
+        return ExitCode.INTERRUPTED
     except StreamsError as exc:
         print(f"judgeflow: {exc}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILURE
     except SkillError as exc:  # a missing, empty or wholly unusable skill folder
         print(f"judgeflow: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.CANNOT_START
     except KafkaConnectionError:
         print(f"judgeflow: cannot reach Kafka at {settings.kafka.bootstrap_servers} "
               "(set JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS or --bootstrap-servers)", file=sys.stderr)
-        return 1
+        return ExitCode.FAILURE
     except KafkaError as exc:
         print(f"judgeflow: Kafka error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return 1
+        return ExitCode.FAILURE
 
 
 if __name__ == "__main__":

@@ -12,6 +12,7 @@ from streams.errors import StreamsError
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.replay_plan import parse_offsets, parse_since
 from streams.settings import Settings
+from streams.worker_main import ExitCode
 
 _DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "
          "(the version follows the prompt, skill, model and its parameters; see README "
@@ -67,7 +68,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     if args.budget_usd is not None and args.budget_usd <= 0:
         print("error: --budget-usd must be positive", file=sys.stderr)
-        return 2
+        return ExitCode.CANNOT_START
     opts = Options(worker=args.worker, since=args.since, from_offsets=args.from_offsets,
                    filters=Filters(getattr(args, "task", None), getattr(args, "criterion", None),
                                    getattr(args, "kind", None)),
@@ -78,7 +79,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         out = asyncio.run(replay(settings, opts, progress=progress_line if tty else None))
     except (AgentsError, StreamsError) as exc:
         print(f"error: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.CANNOT_START
     if tty and not args.dry_run:
         sys.stderr.write("\n")
     head = (f"replay {args.worker} under {out.version} (group {out.plan.group}"
@@ -90,7 +91,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
               f"cache read {e.cache_read_tokens}; counted by {e.counted})\n"
               f"  output tokens: {e.output_tokens} (per call: {e.output_source})\n"
               f"  estimated cost: ${e.usd:.4f}")
-        return 0
+        return ExitCode.OK
     t = out.tally
     assert t is not None
     print(f"{head}\n  new results {t.judged}, already published {t.already}, filtered out "
@@ -98,4 +99,4 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
           f"spent ${t.usd:.4f}" + (f"; STOPPED at the budget (${args.budget_usd:g}): run "
                                    "again with a larger budget to continue"
                                    if t.stopped_by == "budget" else ""))
-    return 3 if t.stopped_by == "budget" else 0
+    return ExitCode.BUDGET_REACHED if t.stopped_by == "budget" else ExitCode.OK

@@ -7,6 +7,7 @@ import importlib
 from importlib.metadata import entry_points
 
 from streams.settings import Settings
+from streams.worker_main import ExitCode
 
 #: worker name -> "module:function(settings) -> int", declared in pyproject.toml under
 #: ``[project.entry-points."judgeflow.workers"]`` so that no lower layer names the workers.
@@ -24,4 +25,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     module, _, func = WORKERS[args.name].partition(":")
-    return int(getattr(importlib.import_module(module), func)(settings) or 0)
+    return ExitCode(getattr(importlib.import_module(module), func)(settings) or ExitCode.OK)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
-from typing import Any
 
 from aiokafka import AIOKafkaProducer
 from pydantic import ValidationError
@@ -16,16 +15,14 @@ from streams.topics import ensure_topics, read_to_end
 async def recorded(settings: Settings, group: str, input_topic: str) -> list[ReplayBatch]:
     """The batches this replay (group, input topic) submitted, oldest first."""
     found: list[ReplayBatch] = []
-
-    def take(rec: Any) -> None:
+    async for rec in read_to_end(settings.kafka.bootstrap_servers,
+                                 [settings.topics.replay_batches]):
         try:
             b = ReplayBatch.model_validate_json(rec.value or b"")
         except ValidationError:
-            return
+            continue
         if b.group == group and b.input_topic == input_topic:
             found.append(b)
-
-    await read_to_end(settings.kafka.bootstrap_servers, [settings.topics.replay_batches], take)
     return sorted(found, key=lambda b: b.submitted_at)
 
 

@@ -28,8 +28,8 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError
 
-from schemas.dlq import dead_letter_headers
 from streams import limits
+from streams.dlq import dead_letter, note_dead_letter
 from streams.errors import BadRecord
 from streams.member_eviction import client_id, evict_dead_members
 from streams.metrics import Metrics
@@ -215,12 +215,8 @@ class ConcurrentWorker:
             self._sem.release()
 
     def _dead_letter(self, rec: Any, error_type: str, message: str) -> Output:
-        self.metrics.dead_letters.labels(self.name, error_type).inc()
-        log.warning("%s: dead-lettered %s[%d]@%d: %s", self.name, rec.topic, rec.partition,
-                    rec.offset, error_type)
-        headers = dead_letter_headers(error_type, message, rec.topic, rec.partition, rec.offset)
-        value, headers = limits.dead_letter_value(rec.value, rec.key, headers)
-        return Output(self.dlq_topic, rec.key, value, tuple(headers))
+        note_dead_letter(self.metrics, self.name, rec, error_type)
+        return Output(*dead_letter(rec, error_type, message, self.dlq_topic))
 
     async def _publish(self, rec: Any, outputs: Sequence[Output]) -> bool:
         """Send ``outputs`` until the broker acknowledged all of them; False if the worker

@@ -51,20 +51,17 @@ class Series:
 async def scan_series(bootstrap: str, topic: str, id_field: str, input_field: str,
                       timeout: float = 120.0) -> Series:
     series = Series()
-
-    def take(rec: Any) -> None:
+    async for rec in read_to_end(bootstrap, [topic], timeout):
         try:
             data = orjson.loads(rec.value or b"")
         except orjson.JSONDecodeError:
-            return
+            continue
         if not isinstance(data, dict):
-            return
+            continue
         rid, inp, ver = data.get(id_field), data.get(input_field), data.get("prompt_version")
         if isinstance(rid, str) and isinstance(inp, str) and isinstance(ver, str):
             usage = data.get("usage")
             series.add(inp, ver, rid, usage if isinstance(usage, dict) else None)
-
-    await read_to_end(bootstrap, [topic], take, timeout)
     return series
 
 

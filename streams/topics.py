@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import AsyncIterator, Iterable, Sequence
 
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
@@ -108,30 +108,31 @@ async def send_all(bootstrap: str, topic: str,
 
 
 async def read_to_end(bootstrap: str, topics: Sequence[str],
-                      on_record: Callable[[ConsumerRecord[bytes, bytes]], None],
-                      timeout: float = 120.0) -> dict[TopicPartition, int]:
-    """Call ``on_record`` for every record of ``topics`` from the beginning up to their end
-    offsets at the time of the call (missing topics are skipped). Commits nothing. Returns
-    the end offsets read up to, so a caller can go on following from there."""
+                      timeout: float = 120.0) -> AsyncIterator[ConsumerRecord[bytes, bytes]]:
+    """Every record of ``topics`` from the beginning up to their end offsets at the time of
+    the call, as an async iterator (missing topics are skipped). Commits nothing; raises
+    TimeoutError when the end is not reached within ``timeout`` seconds. The one way to
+    "read what a topic holds now"; live followers keep their own consumer."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
                                 group_id=None, auto_offset_reset="earliest")
     await consumer.start()
     try:
         tps = await assign_all(consumer, topics)
         if not tps:
-            return {}
+            return
         await consumer.seek_to_beginning(*tps)
         ends: dict[TopicPartition, int] = await consumer.end_offsets(tps)
         todo = {tp for tp in tps if ends[tp] > 0}
-        async with asyncio.timeout(timeout):
-            while todo:
-                batch = await consumer.getmany(*todo, timeout_ms=500)
-                for records in batch.values():
-                    for rec in records:
-                        on_record(rec)
-                # position, not the last offset seen: transaction markers leave gaps
-                todo = {tp for tp in todo if await consumer.position(tp) < ends[tp]}
-        return ends
+        deadline = time.monotonic() + timeout
+        while todo:
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{', '.join(topics)} not read to its end in {timeout:g}s")
+            batch = await consumer.getmany(*todo, timeout_ms=500)
+            for records in batch.values():
+                for rec in records:
+                    yield rec
+            # position, not the last offset seen: transaction markers leave gaps
+            todo = {tp for tp in todo if await consumer.position(tp) < ends[tp]}
     finally:
         await consumer.stop()
 
@@ -140,13 +141,11 @@ async def ids_on_topic(bootstrap: str, topic: str, field: str,
                        timeout: float = 120.0) -> set[str]:
     """The string values of ``field`` in every record of ``topic`` up to its current end.
 
-    Workers call this at start to learn which outputs already exist (a judge result, a case
-    evaluation), so an input redelivered after a crash is not paid for twice. Linear in the
-    topic's size; only the ids are kept.
+    Linear in the topic's size; only the ids are kept.
     """
     found: set[str] = set()
-    await read_to_end(bootstrap, [topic], lambda rec: _add_id(found, rec.value, field),
-                      timeout)
+    async for rec in read_to_end(bootstrap, [topic], timeout):
+        _add_id(found, rec.value, field)
     log.info("%d existing id(s) (%s) on %s", len(found), field, topic)
     return found
 

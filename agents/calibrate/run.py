@@ -15,7 +15,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-import signal
 import time
 from datetime import UTC, datetime
 from typing import Any
@@ -25,13 +24,17 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from agents.calibrate.core import Calibration, Group
 from agents.calibrate.feed import Feeder
-from schemas.dlq import DeadLetterHeaders, dead_letter_headers
+from schemas.dlq import DeadLetterHeaders
 from schemas.skill import AnswerSchema, SkillError, load_skill
+from streams import worker_main
+from streams.dlq import DeadLetter, dead_letter, note_dead_letter
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
+from streams.produced import ProducedIds
 from streams.settings import Settings
-from streams.topics import assign_all, ensure_topics, ids_on_topic, read_to_end
+from streams.topics import assign_all, ensure_topics, read_to_end
+from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
 NAME = "calibrate"
@@ -50,14 +53,12 @@ def answer_schemas(settings: Settings) -> dict[str, AnswerSchema]:
 async def dead_lettered(settings: Settings) -> set[tuple[int, int]]:
     """(partition, offset) of adjudications already in the DLQ."""
     seen: set[tuple[int, int]] = set()
-
-    def note(rec: Any) -> None:
+    async for rec in read_to_end(settings.kafka.bootstrap_servers,
+                                 [settings.topics.dlq(settings.topics.adjudications)]):
         with contextlib.suppress(KeyError, ValueError):
             h = DeadLetterHeaders.from_kafka(rec.headers or ())
             if h.source_topic == settings.topics.adjudications:
                 seen.add((h.source_partition, h.source_offset))
-    await read_to_end(settings.kafka.bootstrap_servers,
-                      [settings.topics.dlq(settings.topics.adjudications)], note)
     return seen
 
 
@@ -68,7 +69,7 @@ class CalibrateWorker:
         self.cal = calibration
         self.feeder = Feeder(calibration, settings.topics)
         self.dirty: set[Group] = set()
-        self.published: set[str] = set()
+        self.published = ProducedIds()
         self.dead: set[tuple[int, int]] = set()
         self.stop_event = asyncio.Event()
         self.producer: AIOKafkaProducer | None = None
@@ -76,7 +77,7 @@ class CalibrateWorker:
     def stop(self) -> None:
         self.stop_event.set()
 
-    def absorb(self, rec: Any) -> list[tuple[str, bytes | None, bytes, list[Any]]]:
+    def absorb(self, rec: Any) -> list[DeadLetter]:
         """Feed one record; returns the dead letter to send, if any."""
         self.metrics.records_in.labels(NAME, rec.topic).inc()
         try:
@@ -84,12 +85,8 @@ class CalibrateWorker:
         except BadRecord as exc:
             if (rec.partition, rec.offset) in self.dead:
                 return []
-            self.metrics.dead_letters.labels(NAME, exc.error_type).inc()
-            log.warning("calibrate: dead-lettered %s[%d]@%d: %s", rec.topic, rec.partition,
-                        rec.offset, exc.error_type)
-            headers = dead_letter_headers(exc.error_type, exc.message, rec.topic,
-                                          rec.partition, rec.offset)
-            return [(self.s.topics.dlq(rec.topic), rec.key, rec.value, headers)]
+            note_dead_letter(self.metrics, NAME, rec, exc.error_type)
+            return [dead_letter(rec, exc.error_type, exc.message, self.s.topics.dlq(rec.topic))]
         return []
 
     async def publish(self) -> int:
@@ -112,7 +109,7 @@ class CalibrateWorker:
     async def run(self) -> None:
         k, t = self.s.kafka, self.s.topics
         inputs = [t.judge_results, t.adjudications, t.cell_outcomes]
-        self.published = await ids_on_topic(k.bootstrap_servers, t.calibration, "calibration_id")
+        await self.published.load(k.bootstrap_servers, t.calibration, "calibration_id")
         self.dead = await dead_lettered(self.s)
         self.producer = AIOKafkaProducer(bootstrap_servers=k.bootstrap_servers, acks="all",
                                          enable_idempotence=True)
@@ -149,7 +146,7 @@ class CalibrateWorker:
         assert self.producer is not None
         batch = await consumer.getmany(timeout_ms=200, max_records=1000)
         letters = [d for rs in batch.values() for rec in rs for d in self.absorb(rec)]
-        futures = [await self.producer.send(topic, key=key, value=value, headers=headers)
+        futures = [await self.producer.send(topic, key=key, value=value, headers=list(headers))
                    for topic, key, value, headers in letters]
         for fut in futures:
             await fut
@@ -157,22 +154,14 @@ class CalibrateWorker:
 
 async def serve(settings: Settings, stop: asyncio.Event | None = None,
                 metrics: Metrics | None = None) -> None:
-    """Run the calibrate worker until ``stop`` is set (or SIGTERM/SIGINT)."""
+    """Run the calibrate worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     await ensure_topics(settings)
     worker = CalibrateWorker(settings, metrics or Metrics.create(),
                              Calibration(answer_schemas(settings)))
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, worker.stop)
-    if stop is not None:
-        loop.create_task(stop.wait()).add_done_callback(lambda _: worker.stop())
-    await worker.run()
+    await serve_until(worker, stop)
 
 
 def run_worker(settings: Settings) -> int:
-    metrics = Metrics.create()
-    metrics.serve(settings.metrics_port, settings.metrics_host)
-    asyncio.run(serve(settings, metrics=metrics))
-    return 0
+    return worker_main.run_worker("calibrate", settings,
+                                  lambda metrics, stop: serve(settings, stop, metrics))

@@ -26,10 +26,11 @@ from agents.debrief.autorubric import rubric_for
 from agents.debrief.prompt import build_request, repair_request
 from agents.debrief.versioning import debrief_version
 from agents.errors import InvalidOutput, LLMError
-from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
-from agents.providers.factory import cost_usd, is_offline
+from agents.providers.base import LLMRequest, LLMResponse, Provider
+from agents.providers.factory import is_offline
+from agents.providers.session import LLMSession
 from agents.versioning import result_id
-from schemas.chart_review import Usage, ValidationProblem
+from schemas.chart_review import ValidationProblem
 from schemas.errors import describe
 from schemas.medkit import (
     LEGACY_TOOL_NAMES,
@@ -78,22 +79,18 @@ class DebriefGrader:
         started = time.monotonic()
         rubric, source = rubric_for(request)
         problems: list[ValidationProblem] = []
-        usage, calls, model, cost = TokenUsage(), 0, offline.MODEL, 0.0
+        session = LLMSession(self.provider, self.settings.llm, self.metrics, "debrief",
+                             model=offline.MODEL)
         if self.offline:
             checked = validate.check(request, rubric, source, offline.grade(request, rubric))
         else:
-            checked, usage, calls, model, cost = await self._ask(request, rubric, source,
-                                                                 problems)
+            checked = await self._ask(session, request, rubric, source, problems)
         ev = CaseEvaluation.model_validate({
             **checked.payload.model_dump(mode="json"),
             "evaluation_id": self.evaluation_id(request.request_id),
             "request_id": request.request_id, "prompt_version": self.prompt_version,
-            "provider": self.provider.name, "model": model,
-            "usage": Usage(input_tokens=usage.input_tokens, output_tokens=usage.output_tokens,
-                           cache_read_input_tokens=usage.cache_read_input_tokens,
-                           cache_creation_input_tokens=usage.cache_creation_input_tokens,
-                           cost_usd=cost,
-                           llm_calls=calls).model_dump(),
+            "provider": self.provider.name, "model": session.model,
+            "usage": session.usage_record().model_dump(),
             "rubric_source": source,
             "dropped_criteria": [d.model_dump() for d in checked.dropped],
             "corrections": [c.model_dump() for c in checked.corrections],
@@ -109,27 +106,19 @@ class DebriefGrader:
             self.metrics.results.labels("debrief", source, status).inc()
         return ev
 
-    async def _ask(self, request: DebriefRequest, rubric: CaseRubric, source: str,
-                   problems: list[ValidationProblem]
-                   ) -> tuple[validate.Checked, TokenUsage, int, str, float]:
+    async def _ask(self, session: LLMSession, request: DebriefRequest, rubric: CaseRubric,
+                   source: str, problems: list[ValidationProblem]) -> validate.Checked:
         first = build_request(request, rubric, source, self.settings.llm.max_tokens)
-        response = await self._call(first)
-        usage, calls, cost = response.usage, response.attempts, self._cost(response)
+        response = await self._call(session, first)
         attempt = self._interpret(response, request, rubric, source)
         if attempt.reason is not None:
             problems.append(ValidationProblem(type="repair_round_trip", action="repaired",
                                               message=attempt.reason))
-            retry = await self._call(self._repair(first, response, attempt.reason))
-            usage, calls = usage + retry.usage, calls + retry.attempts
-            cost += self._cost(retry)
+            retry = await self._call(session, self._repair(first, response, attempt.reason))
             response, attempt = retry, self._interpret(retry, request, rubric, source)
         if attempt.checked is None:
             raise BadRecord("invalid_output", f"after one repair round-trip: {attempt.reason}")
-        return attempt.checked, usage, calls, response.model, cost
-
-    def _cost(self, response: LLMResponse) -> float:
-        """A batched answer (``replay debrief --batch``) is priced with the batch discount."""
-        return cost_usd(response.usage, response.model, self.settings.llm, batch=response.batch)
+        return attempt.checked
 
     def _repair(self, first: LLMRequest, response: LLMResponse, reason: str) -> LLMRequest:
         if response.stop_reason == "max_tokens":  # cut short: ask again with more room
@@ -142,23 +131,11 @@ class DebriefGrader:
         messages[len(first.messages)] = response.assistant_turn()  # unmodified, thinking too
         return replace(repair, messages=tuple(messages))
 
-    async def _call(self, request: LLMRequest) -> LLMResponse:
-        name = self.provider.name
+    async def _call(self, session: LLMSession, request: LLMRequest) -> LLMResponse:
         try:
-            response = await self.provider.complete(request)
+            response = await session.complete(request)
         except LLMError as exc:
-            if self.metrics is not None:
-                self.metrics.llm_calls.labels("debrief", name, exc.kind).inc()
             raise BadRecord("llm_failure", f"{exc.kind}: {exc.message}") from exc
-        if self.metrics is not None:
-            m, u = self.metrics, response.usage
-            m.llm_calls.labels("debrief", name, "ok").inc()
-            for kind, n in (("input", u.input_tokens), ("output", u.output_tokens),
-                            ("cache_read", u.cache_read_input_tokens),
-                            ("cache_write", u.cache_creation_input_tokens)):
-                m.llm_tokens.labels("debrief", name, kind).inc(n)
-            m.llm_cost.labels("debrief", name).inc(self._cost(response))
-            m.llm_latency.labels("debrief", name).observe(response.latency_ms / 1000)
         if response.stop_reason == "refusal":
             raise BadRecord("llm_failure", "the model refused to evaluate this encounter")
         if response.stop_reason == "model_context_window_exceeded":

@@ -6,7 +6,6 @@ not a verdict on the request: it is dead-lettered as ``llm_unavailable`` (replay
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from typing import Any
 
@@ -19,8 +18,9 @@ from agents.transient import LLMUnavailable, is_transient
 from schemas.medkit import DebriefRequest
 from streams import limits
 from streams.errors import BadRecord
+from streams.produced import ProducedIds
 from streams.runner import Output
-from streams.series import Series, result_headers
+from streams.series import result_headers
 
 log = logging.getLogger(__name__)
 
@@ -42,38 +42,31 @@ def parse_request(value: bytes | None) -> DebriefRequest:
 
 class DebriefHandler:
     """Grades each request once per prompt version: ids already on the output topic (read
-    at start) and ids published by this process are skipped; concurrent duplicates wait."""
+    at start) and ids published by this process are skipped; concurrent duplicates wait
+    (:class:`streams.produced.ProducedIds`)."""
 
-    def __init__(self, grader: DebriefGrader, output_topic: str, seen: set[str],
-                 series: Series | None = None) -> None:
+    def __init__(self, grader: DebriefGrader, output_topic: str,
+                 produced: ProducedIds | None = None) -> None:
         self.grader = grader
         self.output_topic = output_topic
-        self.seen = seen
-        #: earlier evaluations by request and version (``supersedes``)
-        self.series = series or Series()
-        self._locks: dict[str, asyncio.Lock] = {}
+        #: ids produced, and earlier evaluations by request and version (``supersedes``)
+        self.produced = produced if produced is not None else ProducedIds()
 
     async def __call__(self, record: Any) -> list[Output]:
         request = parse_request(record.value)
         eid = self.grader.evaluation_id(request.request_id)
-        lock = self._locks.setdefault(eid, asyncio.Lock())
-        try:
-            async with lock:
-                if eid in self.seen:
-                    log.info("debrief: evaluation %s already published; skipped", eid[:12])
-                    return []
-                try:
-                    evaluation = await self.grader.evaluate(request)
-                except BadRecord as exc:
-                    cause = exc.__cause__
-                    if isinstance(cause, LLMError) and is_transient(cause):
-                        raise LLMUnavailable(cause) from None
-                    raise
-                self.seen.add(eid)
-        finally:
-            if not lock.locked():
-                self._locks.pop(eid, None)
-        old = self.series.supersedes(request.request_id, evaluation.prompt_version)
+        async with self.produced.claim(eid) as fresh:
+            if not fresh:
+                log.info("debrief: evaluation %s already published; skipped", eid[:12])
+                return []
+            try:
+                evaluation = await self.grader.evaluate(request)
+            except BadRecord as exc:
+                cause = exc.__cause__
+                if isinstance(cause, LLMError) and is_transient(cause):
+                    raise LLMUnavailable(cause) from None
+                raise
+        old = self.produced.series.supersedes(request.request_id, evaluation.prompt_version)
         if old is not None:
             evaluation = evaluation.model_copy(update={"supersedes": old})
         value = orjson.dumps(evaluation.model_dump(mode="json"))

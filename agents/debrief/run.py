@@ -4,26 +4,26 @@ scaled independently of the chart-review workers."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
 
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
 from agents.errors import AgentsError
 from agents.providers.factory import make_provider, require_credentials
 from agents.providers.startup import check_provider
-from streams.fetch_backoff import install_idle_fetch_backoff
+from streams import worker_main
 from streams.metrics import Metrics
+from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker
-from streams.series import scan_series
 from streams.settings import Settings
 from streams.topics import ensure_topics
+from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
 
 
-async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
+async def serve(settings: Settings, metrics: Metrics | None = None,
+                stop: asyncio.Event | None = None) -> None:
     metrics = metrics or Metrics.create()
     provider = make_provider(settings)
     require_credentials(provider)  # fail fast, before touching the broker
@@ -31,34 +31,19 @@ async def serve(settings: Settings, metrics: Metrics | None = None) -> None:
     await ensure_topics(settings)
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    series = await scan_series(settings.kafka.bootstrap_servers, topics.case_evaluations,
-                               "evaluation_id", "request_id")
-    seen = set(series.ids)
-    handler = DebriefHandler(grader, topics.case_evaluations, seen, series)
+    produced = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+                                            topics.case_evaluations, "evaluation_id",
+                                            "request_id")
+    handler = DebriefHandler(grader, topics.case_evaluations, produced)
     worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
                               group_id=settings.groups.debrief, handler=handler,
                               concurrency=settings.llm.concurrency, metrics=metrics)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, worker.stop)
     log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
-             provider.name, grader.prompt_version, len(seen))
-    try:
-        await worker.run()
-    finally:
-        close = getattr(provider, "aclose", None)
-        if close is not None:
-            await close()
+             provider.name, grader.prompt_version, len(produced))
+    await serve_until(worker, stop, provider)
 
 
 def run_worker(settings: Settings) -> int:
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
-    metrics = Metrics.create()
-    metrics.serve(settings.metrics_port, settings.metrics_host)
-    try:
-        asyncio.run(serve(settings, metrics))
-    except AgentsError as exc:
-        log.error("debrief worker cannot start: %s", exc)
-        return 2
-    return 0
+    return worker_main.run_worker("debrief", settings,
+                                  lambda metrics, stop: serve(settings, metrics, stop),
+                                  cannot_start=(AgentsError,))

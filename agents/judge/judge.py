@@ -35,10 +35,11 @@ from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_
 from agents.judge.typedrift import type_drift_analysis
 from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
 from agents.judge.versioning import prompt_version, result_id, typedrift_version
-from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
-from agents.providers.factory import cost_usd, is_offline
+from agents.providers.base import LLMRequest, LLMResponse, Provider
+from agents.providers.factory import is_offline
+from agents.providers.session import LLMSession
 from agents.transient import LLMUnavailable, is_transient
-from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, Usage, ValidationProblem
+from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, ValidationProblem
 from schemas.skill import Criterion, Skill
 from streams.metrics import Metrics
 from streams.settings import Settings
@@ -59,20 +60,14 @@ def fallback_analysis(reason: str) -> JudgeAnalysis:
 
 @dataclasses.dataclass
 class JobJudging:
-    """The bookkeeping of judging one job: calls, tokens, problems, why it fell back."""
+    """The bookkeeping of judging one job: its LLM session, problems, why it fell back."""
 
+    session: LLMSession
     provider: str
-    model: str
-    usage: TokenUsage = dataclasses.field(default_factory=TokenUsage)
-    #: the part of ``usage`` answered through the Message Batches API (batch price)
-    batch_usage: TokenUsage = dataclasses.field(default_factory=TokenUsage)
-    calls: int = 0
+    #: set when code, not a model, answered (a type-drift job)
+    model: str | None = None
     problems: list[ValidationProblem] = dataclasses.field(default_factory=list)
     reason: str = ""
-
-    @property
-    def batch(self) -> bool:
-        return self.batch_usage != TokenUsage()
 
     def fail(self, kind: str, reason: str) -> None:
         self.problems.append(problem(kind, reason, "fallback"))
@@ -123,8 +118,9 @@ class Judge:
 
     async def judge(self, job: JudgeJob) -> JudgeResult:
         started = time.monotonic()
-        run = JobJudging(self.provider.name,
-                         OFFLINE_VERSION if self.offline else self.provider.model)
+        session = LLMSession(self.provider, self.settings.llm, self.metrics, WORKER,
+                             model=OFFLINE_VERSION if self.offline else self.provider.model)
+        run = JobJudging(session, self.provider.name)
         try:
             analysis = await self._analyse(job, run)
         except LLMError as exc:
@@ -132,35 +128,24 @@ class Judge:
                 self.metrics.results.labels(WORKER, job.kind, "llm_unavailable").inc()
                 log.warning("judge %s kind=%s: model unavailable (%s) after %d call(s); "
                             "dead-lettered for replay", self.result_id(job)[:12], job.kind,
-                            exc.kind, run.calls)
+                            exc.kind, session.calls)
                 raise LLMUnavailable(exc) from None
             analysis = None
             run.fail("llm_error", f"the model call failed ({exc.kind})")
         status: Literal["ok", "fallback", "flagged"] = (
             "fallback" if analysis is None else "flagged" if needs_review(run.problems)
             else "ok")
-        live = TokenUsage(*(a - b for a, b in zip(dataclasses.astuple(run.usage),
-                                                  dataclasses.astuple(run.batch_usage),
-                                                  strict=True)))
-        cost = cost_usd(live, run.model, self.settings.llm) + (cost_usd(
-            run.batch_usage, run.model, self.settings.llm, batch=True) if run.batch else 0.0)
-        u = run.usage
         result = JudgeResult(
             result_id=self.result_id(job), job_id=job.job_id, task_id=job.task_id,
             patient_id=job.patient_id, field_id=job.field_id, kind=job.kind, status=status,
             analysis=analysis or fallback_analysis(run.reason or "no usable answer"),
             validation=tuple(run.problems), prompt_version=self.version_for(job),
-            provider=run.provider, model=run.model,
-            usage=Usage(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
-                        cache_read_input_tokens=u.cache_read_input_tokens,
-                        cache_creation_input_tokens=u.cache_creation_input_tokens,
-                        cost_usd=cost, llm_calls=run.calls),
+            provider=run.provider, model=run.model or session.model,
+            usage=session.usage_record(),
             latency_ms=int((time.monotonic() - started) * 1000), judged_at=datetime.now(UTC))
         self.metrics.results.labels(WORKER, job.kind, status).inc()
-        if cost:
-            self.metrics.llm_cost.labels(WORKER, run.provider).inc(cost)
         log.info("judged %s kind=%s status=%s problems=%s calls=%d", result.result_id[:12],
-                 job.kind, status, ",".join(p.type for p in run.problems) or "-", run.calls)
+                 job.kind, status, ",".join(p.type for p in run.problems) or "-", session.calls)
         return result
 
     async def _analyse(self, job: JudgeJob, run: JobJudging) -> JudgeAnalysis | None:
@@ -253,23 +238,4 @@ class Judge:
         return Check(check.analysis, (*parsed.problems, *check.problems))
 
     async def _call(self, request: LLMRequest, run: JobJudging) -> LLMResponse:
-        m, name = self.metrics, self.provider.name
-        try:
-            resp = await self.provider.complete(request)
-        except LLMError as exc:
-            run.calls += 1
-            m.llm_calls.labels(WORKER, name, exc.kind).inc()
-            raise
-        run.calls += resp.attempts
-        run.usage += resp.usage
-        if resp.batch:
-            run.batch_usage += resp.usage
-        run.model = resp.model or run.model
-        m.llm_calls.labels(WORKER, name, "ok").inc()
-        m.llm_latency.labels(WORKER, name).observe(resp.latency_ms / 1000)
-        for kind, n in (("input", resp.usage.input_tokens), ("output", resp.usage.output_tokens),
-                        ("cache_read", resp.usage.cache_read_input_tokens),
-                        ("cache_write", resp.usage.cache_creation_input_tokens)):
-            if n:
-                m.llm_tokens.labels(WORKER, name, kind).inc(n)
-        return resp
+        return await run.session.complete(request)

@@ -2,7 +2,7 @@
 
 Start-up: install the embedded-broker fetch backoff, make sure the topics exist, load the
 phenotype skill (fail fast if broken), rebuild the result ledger from the results topic
-(see :mod:`agents.judge.ledger`), then consume jobs with :class:`ConcurrentWorker`
+(see :mod:`streams.produced`), then consume jobs with :class:`ConcurrentWorker`
 (``llm.concurrency`` jobs at once; offsets committed only after results are acknowledged).
 A record that is not a valid JudgeJob goes to the jobs DLQ; everything else yields a result.
 """
@@ -10,9 +10,7 @@ A record that is not a valid JudgeJob goes to the jobs DLQ; everything else yiel
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
-import signal
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,21 +20,22 @@ from pydantic import ValidationError
 from agents.context.charts import ChartStore
 from agents.errors import AgentsError
 from agents.judge.judge import Judge
-from agents.judge.ledger import ResultLedger
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.startup import check_provider
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.errors import describe
 from schemas.skill import load_skill
-from streams import limits
+from streams import limits, worker_main
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
+from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker, Output
 from streams.series import result_headers
 from streams.settings import Settings
 from streams.topics import ensure_topics
+from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +57,7 @@ def encode_result(result: JudgeResult) -> bytes:
     return orjson.dumps(result.model_dump(mode="json"))
 
 
-def make_handler(judge: Judge, ledger: ResultLedger, results_topic: str) -> Any:
+def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
     async def handle(rec: Any) -> Sequence[Output]:
         job = decode_job(rec.value)
         if problems := limits.job_problems(job):
@@ -80,7 +79,7 @@ def make_handler(judge: Judge, ledger: ResultLedger, results_topic: str) -> Any:
 
 async def serve(settings: Settings, provider: Provider | None = None,
                 stop: asyncio.Event | None = None, metrics: Metrics | None = None) -> None:
-    """Run the judge worker until ``stop`` is set (or SIGTERM/SIGINT)."""
+    """Run the judge worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     skill = load_skill(settings.skill_dir)  # fail fast: a broken skill or missing key
     provider = provider or make_provider(settings)
@@ -92,40 +91,18 @@ async def serve(settings: Settings, provider: Provider | None = None,
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                   min_cache_tokens=min_cache)
-    ledger = ResultLedger()
-    await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)
+    ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+                                          settings.topics.judge_results, "result_id", "job_id")
     worker = ConcurrentWorker(
         settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,
         handler=make_handler(judge, ledger, settings.topics.judge_results),
         concurrency=settings.llm.concurrency, metrics=metrics)
-    loop = asyncio.get_running_loop()
-    for sig in (signal.SIGTERM, signal.SIGINT):
-        with contextlib.suppress(NotImplementedError, RuntimeError):
-            loop.add_signal_handler(sig, worker.stop)
-    watcher = asyncio.create_task(_stop_when(stop, worker)) if stop is not None else None
     log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
              provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
-    try:
-        await worker.run()
-    finally:
-        if watcher is not None:
-            watcher.cancel()
-        close = getattr(provider, "aclose", None)
-        if close is not None:
-            await close()
-
-
-async def _stop_when(event: asyncio.Event, worker: ConcurrentWorker) -> None:
-    await event.wait()
-    worker.stop()
+    await serve_until(worker, stop, provider)
 
 
 def run_worker(settings: Settings) -> int:
-    metrics = Metrics.create()
-    metrics.serve(settings.metrics_port, settings.metrics_host)
-    try:
-        asyncio.run(serve(settings, metrics=metrics))
-    except AgentsError as exc:
-        log.error("judge worker cannot start: %s", exc)
-        return 2
-    return 0
+    return worker_main.run_worker(
+        "judge", settings, lambda metrics, stop: serve(settings, stop=stop, metrics=metrics),
+        cannot_start=(AgentsError,))

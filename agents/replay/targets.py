@@ -12,7 +12,6 @@ from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler, parse_request
 from agents.debrief.prompt import build_request
 from agents.judge.judge import Judge
-from agents.judge.ledger import ResultLedger
 from agents.judge.run import decode_job, make_handler
 from agents.providers.factory import is_offline, model_entry
 from agents.replay.driver import Target
@@ -20,7 +19,8 @@ from schemas.chart_review import JudgeJob
 from schemas.medkit import DebriefRequest
 from schemas.skill import load_skill
 from streams.metrics import Metrics
-from streams.series import Series, scan_series
+from streams.produced import ProducedIds
+from streams.series import Series
 from streams.settings import Settings
 
 
@@ -48,8 +48,8 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     skill = load_skill(settings.skill_dir)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                   min_cache_tokens=min_cache(settings, provider))
-    ledger = ResultLedger()
-    await ledger.load(settings.kafka.bootstrap_servers, settings.topics.judge_results)
+    ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+                                          settings.topics.judge_results, "result_id", "job_id")
     topics = settings.topics
     target = Target(
         worker="judge", version=judge.prompt_version, input_topic=topics.judge_jobs,
@@ -64,9 +64,9 @@ async def debrief_target(settings: Settings, provider: Any,
                          metrics: Metrics) -> tuple[Target, Series]:
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    series = await scan_series(settings.kafka.bootstrap_servers, topics.case_evaluations,
-                               "evaluation_id", "request_id")
-    seen = set(series.ids)
+    produced = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+                                            topics.case_evaluations, "evaluation_id",
+                                            "request_id")
 
     def first(request: DebriefRequest) -> Any:
         if grader.offline:
@@ -77,7 +77,7 @@ async def debrief_target(settings: Settings, provider: Any,
     target = Target(
         worker="debrief", version=grader.prompt_version,
         input_topic=topics.debrief_requests, output_topic=topics.case_evaluations,
-        handler=DebriefHandler(grader, topics.case_evaluations, seen, series),
+        handler=DebriefHandler(grader, topics.case_evaluations, produced),
         decode=parse_request, result_id=lambda r: grader.evaluation_id(r.request_id),
-        published=seen.__contains__, first_request=first)
-    return target, series
+        published=produced.__contains__, first_request=first)
+    return target, produced.series

@@ -16,20 +16,21 @@ from typing import Any, cast
 
 import faust
 
-from schemas.dlq import dead_letter_headers
 from schemas.skill import Skill
 from streams import limits
 from streams.detect.backlog import CatchUp
 from streams.detect.batch import Batch
 from streams.detect.processor import DetectProcessor
 from streams.detect.state import CellState, DetectConfig, DueIndex, StepNote
+from streams.dlq import dead_letter
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.settings import Settings
+from streams.worker_main import ExitCode
 
 log = logging.getLogger(__name__)
 #: Exit status when an output could not be published (EX_SOFTWARE).
-EXIT_UNPUBLISHED = 70
+EXIT_UNPUBLISHED = ExitCode.UNPUBLISHED
 #: Events per batch, and how long a batch waits to fill (the latency it may add).
 BATCH_MAX = 2000
 BATCH_WITHIN = 0.02
@@ -187,8 +188,7 @@ def _exit_if_unpublished(fut: Any) -> None:
 
 
 async def _dead_letter(dlq: faust.TopicT, msg: Any, error_type: str, message: str) -> None:
-    headers = dead_letter_headers(error_type, message, msg.topic, msg.partition, msg.offset)
-    value, headers = limits.dead_letter_value(msg.value, msg.key, headers)
-    _watch(await dlq.send(key=msg.key, value=value, headers=headers))
+    letter = dead_letter(msg, error_type, message, dlq.get_topic_name())
+    _watch(await dlq.send(key=letter.key, value=letter.value, headers=list(letter.headers)))
     log.warning("dead-lettered %s[%d]@%d: %s", msg.topic, msg.partition, msg.offset, error_type)
 

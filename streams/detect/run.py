@@ -15,11 +15,16 @@ from streams.member_eviction import evict_dead_members
 from streams.metrics import Metrics
 from streams.settings import Settings
 from streams.topics import ensure_topics
+from streams.worker_main import guarded
 
 log = logging.getLogger(__name__)
 
 
 def run_worker(settings: Settings) -> int:
+    return guarded("detect", lambda: _run(settings))
+
+
+def _run(settings: Settings) -> None:
     skill = load_skill(settings.skill_dir)  # fail fast on a broken skill folder
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     counts = asyncio.run(ensure_topics(settings))
@@ -40,7 +45,6 @@ def run_worker(settings: Settings) -> int:
              settings.settle_seconds)
     worker = QuietWorker(app, loglevel=settings.log_level, quiet=True)
     worker.execute_from_commandline()
-    return 0
 
 
 def partition_warning(topic: str, found: int, expected: int) -> str | None:

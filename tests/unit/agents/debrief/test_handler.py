@@ -14,6 +14,7 @@ from agents.errors import LLMError
 from agents.providers.factory import OfflineProvider
 from schemas.dlq import ERROR_TYPES
 from streams.errors import BadRecord
+from streams.produced import ProducedIds
 from streams.settings import Settings
 from tests.unit.agents.debrief.support import ScriptedProvider, good_payload, sample, tool_reply
 
@@ -24,7 +25,8 @@ class Rec:
 
 
 def _handler(seen: set[str] | None = None) -> DebriefHandler:
-    return DebriefHandler(DebriefGrader(Settings(), OfflineProvider()), "out", seen or set())
+    return DebriefHandler(DebriefGrader(Settings(), OfflineProvider()), "out",
+                          ProducedIds(seen or ()))
 
 
 @pytest.mark.parametrize(("value", "error_type"), [
@@ -63,13 +65,13 @@ async def test_an_evaluation_already_on_the_output_topic_is_skipped() -> None:
     grader = DebriefGrader(Settings(), OfflineProvider())
     seen = {grader.evaluation_id("req-cp-001")}
     value = orjson.dumps(sample("req-cp-001").model_dump(mode="json"))
-    assert await DebriefHandler(grader, "out", seen)(Rec(value)) == []
+    assert await DebriefHandler(grader, "out", ProducedIds(seen))(Rec(value)) == []
 
 
 async def test_concurrent_duplicates_call_the_model_once() -> None:
     req = sample("req-sep-001")
     provider = ScriptedProvider(tool_reply(good_payload(req)))
-    handler = DebriefHandler(DebriefGrader(Settings(), provider), "out", set())
+    handler = DebriefHandler(DebriefGrader(Settings(), provider), "out")
     value = orjson.dumps(req.model_dump(mode="json"))
     results = await asyncio.gather(handler(Rec(value)), handler(Rec(value)))
     assert sorted(len(r) for r in results) == [0, 1]
@@ -86,10 +88,10 @@ async def test_concurrent_duplicates_call_the_model_once() -> None:
 ])
 async def test_transient_llm_failures_are_replayable_dead_letters(
         error: LLMError, error_type: str) -> None:
-    seen: set[str] = set()
+    seen = ProducedIds()
     grader = DebriefGrader(Settings(llm={"provider": "anthropic"}), ScriptedProvider(error))
     handler = DebriefHandler(grader, "out", seen)
     with pytest.raises(BadRecord) as err:
         await handler(Rec(orjson.dumps(sample("req-cp-001").model_dump(mode="json"))))
     assert err.value.error_type == error_type and error_type in ERROR_TYPES
-    assert seen == set()  # nothing published: a replay grades the request again
+    assert len(seen) == 0  # nothing published: a replay grades the request again

@@ -1,4 +1,4 @@
-"""The result ledger: a result id is produced once, even by two deliveries in flight."""
+"""The "already produced" guard: an id is produced once, even by two deliveries in flight."""
 
 from __future__ import annotations
 
@@ -6,12 +6,12 @@ import asyncio
 
 import pytest
 
-from agents.judge.ledger import ResultLedger
+from streams.produced import ProducedIds
 from streams.topics import _add_id
 
 
 async def test_two_deliveries_in_flight_produce_once() -> None:
-    ledger = ResultLedger()
+    ledger = ProducedIds()
     produced: list[str] = []
 
     async def deliver(tag: str) -> None:
@@ -25,7 +25,7 @@ async def test_two_deliveries_in_flight_produce_once() -> None:
 
 
 async def test_a_failed_attempt_leaves_the_id_free() -> None:
-    ledger = ResultLedger()
+    ledger = ProducedIds()
     with pytest.raises(RuntimeError):
         async with ledger.claim("r1") as fresh:
             assert fresh

@@ -1,0 +1,80 @@
+"""One LLM session per input: the calls made for one judge job or one debrief request.
+
+:meth:`LLMSession.complete` calls the provider and records, for judge and debrief alike, the
+``judgeflow_llm_*`` metrics (calls by status, latency, tokens by type, cost in USD: names and
+labels are the Grafana dashboard's contract) and accumulates the tokens, calls and cost that
+the output record carries in its ``usage`` (:meth:`LLMSession.usage_record`). A call answered
+through the Message Batches API (``LLMResponse.batch``) is priced with the batch discount.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from agents.errors import LLMError
+from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
+from agents.providers.factory import cost_usd
+from schemas.chart_review import Usage
+from streams.metrics import Metrics
+from streams.settings import LLMSettings
+
+
+class LLMSession:
+    def __init__(self, provider: Provider, llm: LLMSettings, metrics: Metrics | None,
+                 worker: str, model: str | None = None) -> None:
+        self.provider, self.llm, self.metrics, self.worker = provider, llm, metrics, worker
+        #: the model that answered last (the configured one until a call answers)
+        self.model = model if model is not None else provider.model
+        self.usage = TokenUsage()
+        #: the part of ``usage`` answered through the Message Batches API (batch price)
+        self.batch_usage = TokenUsage()
+        #: HTTP attempts, failed calls included
+        self.calls = 0
+
+    async def complete(self, request: LLMRequest) -> LLMResponse:
+        m, name = self.metrics, self.provider.name
+        try:
+            resp = await self.provider.complete(request)
+        except LLMError as exc:
+            self.calls += 1
+            if m is not None:
+                m.llm_calls.labels(self.worker, name, exc.kind).inc()
+            raise
+        self.calls += resp.attempts
+        self.usage += resp.usage
+        if resp.batch:
+            self.batch_usage += resp.usage
+        self.model = resp.model or self.model
+        if m is not None:
+            u = resp.usage
+            m.llm_calls.labels(self.worker, name, "ok").inc()
+            m.llm_latency.labels(self.worker, name).observe(resp.latency_ms / 1000)
+            for kind, n in (("input", u.input_tokens), ("output", u.output_tokens),
+                            ("cache_read", u.cache_read_input_tokens),
+                            ("cache_write", u.cache_creation_input_tokens)):
+                if n:
+                    m.llm_tokens.labels(self.worker, name, kind).inc(n)
+            cost = cost_usd(u, resp.model or self.model, self.llm, batch=resp.batch)
+            if cost:
+                m.llm_cost.labels(self.worker, name).inc(cost)
+        return resp
+
+    @property
+    def cost(self) -> float:
+        """USD for every call so far: live calls at list price, batched ones discounted."""
+        live = TokenUsage(*(a - b for a, b in zip(dataclasses.astuple(self.usage),
+                                                  dataclasses.astuple(self.batch_usage),
+                                                  strict=True)))
+        batched = self.batch_usage != TokenUsage()
+        if self.usage == TokenUsage():
+            return 0.0
+        return cost_usd(live, self.model, self.llm) + (
+            cost_usd(self.batch_usage, self.model, self.llm, batch=True) if batched else 0.0)
+
+    def usage_record(self) -> Usage:
+        """The ``usage`` an output record carries: tokens, cost and calls of this session."""
+        u = self.usage
+        return Usage(input_tokens=u.input_tokens, output_tokens=u.output_tokens,
+                     cache_read_input_tokens=u.cache_read_input_tokens,
+                     cache_creation_input_tokens=u.cache_creation_input_tokens,
+                     cost_usd=self.cost, llm_calls=self.calls)

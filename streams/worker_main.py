@@ -1,0 +1,118 @@
+"""The one start-up of every worker process: signals, metrics endpoint and exit statuses.
+
+``judgeflow worker NAME`` calls a worker's ``run_worker(settings)``, which hands its
+``serve(metrics, stop)`` coroutine to :func:`run_worker`. SIGTERM and SIGINT set ``stop``
+(the worker then finishes in-flight work, commits and leaves its group). A worker that
+cannot start for a reason the operator must fix (``cannot_start``: a skill folder, a model,
+credentials) logs one line and exits :attr:`ExitCode.CANNOT_START`; any other failure is
+logged by type only at ERROR (an exception message may quote input: PHI), with the traceback
+at DEBUG, and exits :attr:`ExitCode.FAILURE`. Kafka and settings errors go on up to the
+command line, which prints them in one line (see ``cli/main.py``). docs/operations.md lists
+the statuses under "Exit statuses".
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import signal
+from collections.abc import Awaitable, Callable
+from enum import IntEnum
+from typing import Protocol
+
+from aiokafka.errors import KafkaError
+
+from schemas.skill import SkillError
+from streams.errors import StreamsError
+from streams.fetch_backoff import install_idle_fetch_backoff
+from streams.metrics import Metrics
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+
+
+class ExitCode(IntEnum):
+    OK = 0
+    #: unreachable Kafka, a bad setting, or an unexpected failure
+    FAILURE = 1
+    #: the worker cannot use its model, credentials or skill folder; fix the configuration
+    CANNOT_START = 2
+    #: a replay stopped at its budget (run again with a larger one to continue)
+    BUDGET_REACHED = 3
+    #: the detector could not publish an output and exits at once (EX_SOFTWARE)
+    UNPUBLISHED = 70
+    #: interrupted from the terminal (Ctrl-C)
+    INTERRUPTED = 130
+
+
+Serve = Callable[[Metrics, asyncio.Event], Awaitable[None]]
+
+
+def guarded(name: str, body: Callable[[], object],
+            cannot_start: tuple[type[Exception], ...] = ()) -> ExitCode:
+    """Run ``body`` and map how it ended to an exit status (see the module doc)."""
+    fatal: tuple[type[Exception], ...] = (SkillError, *cannot_start)
+    try:
+        body()
+    except fatal as exc:
+        log.error("%s worker cannot start: %s", name, exc)
+        return ExitCode.CANNOT_START
+    except (StreamsError, KafkaError):
+        raise  # the command line prints these in one line
+    except Exception as exc:
+        log.error("%s worker failed: %s", name, type(exc).__name__)
+        log.debug("%s worker failure traceback", name, exc_info=True)
+        return ExitCode.FAILURE
+    return ExitCode.OK
+
+
+def run_worker(name: str, settings: Settings, serve: Serve,
+               cannot_start: tuple[type[Exception], ...] = ()) -> ExitCode:
+    """Serve the worker's metrics, run ``serve(metrics, stop)`` until it returns (``stop`` is
+    set on SIGTERM/SIGINT), and return its exit status."""
+    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
+    metrics = Metrics.create()
+    metrics.serve(settings.metrics_port, settings.metrics_host)
+
+    async def main() -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            with contextlib.suppress(NotImplementedError, RuntimeError):
+                loop.add_signal_handler(sig, stop.set)
+        await serve(metrics, stop)
+
+    return guarded(name, lambda: asyncio.run(main()), cannot_start)
+
+
+class Stoppable(Protocol):
+    async def run(self) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+async def serve_until(worker: Stoppable, stop: asyncio.Event | None,
+                      resource: object = None) -> None:
+    """Run ``worker`` until it returns, stopping it once ``stop`` is set; then close
+    ``resource`` (e.g. an LLM provider's HTTP client) if it has an ``aclose``."""
+    watcher = stop_when(stop, worker.stop)
+    try:
+        await worker.run()
+    finally:
+        if watcher is not None:
+            watcher.cancel()
+        close = getattr(resource, "aclose", None)
+        if close is not None:
+            await close()
+
+
+def stop_when(stop: asyncio.Event | None, action: Callable[[], None]) -> asyncio.Task[None] | None:
+    """Call ``action`` (a worker's ``stop``) once ``stop`` is set; None without an event."""
+    if stop is None:
+        return None
+
+    async def wait() -> None:
+        await stop.wait()
+        action()
+    return asyncio.get_running_loop().create_task(wait())

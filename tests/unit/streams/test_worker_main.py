@@ -1,0 +1,43 @@
+"""How a worker's end maps to its exit status, and what it logs (never an error's message
+for an unexpected failure: it may quote input)."""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+from aiokafka.errors import KafkaConnectionError
+
+from agents.errors import AgentsError
+from schemas.skill import SkillError
+from streams.worker_main import ExitCode, guarded
+
+
+def _raise(exc: Exception) -> None:
+    raise exc
+
+
+@pytest.mark.parametrize(("body", "code", "logged"), [
+    (lambda: None, ExitCode.OK, None),
+    (lambda: _raise(SkillError("no criteria in /skill")), ExitCode.CANNOT_START,
+     "w worker cannot start: no criteria in /skill"),
+    (lambda: _raise(AgentsError("model retired")), ExitCode.CANNOT_START,
+     "w worker cannot start: model retired"),
+    (lambda: _raise(ValueError("patient said X")), ExitCode.FAILURE,
+     "w worker failed: ValueError"),
+])
+def test_exit_statuses(caplog: pytest.LogCaptureFixture, body: object, code: ExitCode,
+                       logged: str | None) -> None:
+    with caplog.at_level(logging.DEBUG):
+        assert guarded("w", body, cannot_start=(AgentsError,)) == code  # type: ignore[arg-type]
+    errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
+    assert errors == ([logged] if logged else [])
+
+
+def test_kafka_errors_go_up_to_the_command_line() -> None:
+    with pytest.raises(KafkaConnectionError):
+        guarded("w", lambda: _raise(KafkaConnectionError()))
+
+
+def test_the_statuses_operations_documents() -> None:
+    assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 70, 130]
