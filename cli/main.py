@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import logging
+import os
 import sys
 
 from aiokafka.errors import KafkaConnectionError, KafkaError
@@ -70,6 +71,11 @@ def main(argv: list[str] | None = None) -> int:
         return int(args.func(args, settings) or 0)
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
+    except BrokenPipeError:
+        # the reader went away (`judgeflow tail ... | head`): stop quietly, as Unix tools do;
+        # stdout is pointed at /dev/null so the interpreter's final flush cannot fail again
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return ExitCode.OK
     except StreamsError as exc:
         print(f"judgeflow: {exc}", file=sys.stderr)
         return ExitCode.FAILURE

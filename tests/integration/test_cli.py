@@ -78,6 +78,13 @@ def test_produce_validates_and_tail_reads_back(bootstrap: str, tmp_path: Path) -
     assert len(lines) == 8
     assert {rec["topic"] for rec in lines} == {topic}
     assert sum(isinstance(rec["value"], str) for rec in lines) >= 2  # non-JSON kept as text
+    # a reader that goes away (`| head`) ends tail quietly, not with a BrokenPipe traceback
+    piped = subprocess.run(
+        ["bash", "-o", "pipefail", "-c",
+         f"{sys.executable} -m cli.main tail {answers} --from-beginning --max 800 --meta "
+         "| head -c 10 >/dev/null"],  # far more than a pipe buffer: tail must hit EPIPE
+        env={**os.environ, **settings_env(s)}, capture_output=True, text=True, timeout=120)
+    assert piped.returncode == 0 and "Traceback" not in piped.stderr, piped.stderr
     missing = run_cli(s, "tail", "no-such-topic-xyz", "--max", "1")
     assert missing.returncode == 1 and "does not exist" in missing.stderr
 
