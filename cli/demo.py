@@ -7,6 +7,7 @@ import importlib
 import sys
 from pathlib import Path
 
+from cli.argtypes import port, positive_float
 from streams.settings import Settings
 
 
@@ -18,16 +19,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "requests; print cells by outcome, jobs by kind, dead letters, judge results and "
         "debrief verdicts. Uses Claude when ANTHROPIC_API_KEY is set, else the offline "
         "providers. Stops everything it started; exit status 0 when every record was handled.")
-    p.add_argument("--settle", type=float, default=5.0,
+    p.add_argument("--settle", type=positive_float, default=5.0,
                    help="settle window in seconds for cells missing an agent (default 5)")
-    p.add_argument("--timeout", type=float, default=300.0,
+    p.add_argument("--timeout", type=positive_float, default=300.0,
                    help="give up after S seconds (default 300)")
     p.add_argument("--offline", action="store_true",
                    help="use the offline providers even if ANTHROPIC_API_KEY is set")
     p.add_argument("--dashboard", action="store_true",
                    help="after the summary, serve the review page over the demo's topics "
                    "and keep it (and the broker) running until Ctrl-C")
-    p.add_argument("--dashboard-port", type=int, default=8765, metavar="PORT",
+    p.add_argument("--dashboard-port", type=port, default=8765, metavar="PORT",
                    help="port of the review page on 127.0.0.1 (default 8765)")
     p.set_defaults(func=run)
 
