@@ -24,6 +24,7 @@ from typing import Any
 
 from agents.providers.factory import model_entry
 from streams.settings import Settings
+from tools.bench.verdict import goal
 
 DIMENSIONS = {"requests": "rpm", "input-tokens": "itpm", "output-tokens": "otpm"}
 
@@ -98,12 +99,14 @@ def report(use: TierUse, cells: int, seconds: float, statuses: dict[str, int],
         lines.append(f"    {dim:<13} {use.spent.get(dim, 0):>9,.0f} of the "
                      f"{use.allowed(dim):>9,.0f} allowed in {use.span:.1f}s = "
                      f"{100 * use.share(dim):3.0f}%{mark}")
-    lines += [f"  share of the tier used: {100 * use.share(b):.0f}% ({b}; goal >= 90%), "
-              f"429s received: {use.refusals} (goal 0)",
+    lines += [f"  share of the tier used: {100 * use.share(b):.0f}% ({b}) "
+              f"{goal('>= 90%', round(100 * use.share(b)) >= 90)}, "
+              f"429s received: {use.refusals} {goal('0', use.refusals == 0)}",
               f"  {cells} cells judged in {seconds:.1f}s = {cells / seconds:.1f} cells/s; results: "
               + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())),
               f"  prompt cache ({model}, caches prefixes >= {minimum} tokens, cold start): "
-              f"{100 * cache_share:.0f}% of input tokens served from the cache (goal >= 60%)"]
+              f"{100 * cache_share:.0f}% of input tokens served from the cache "
+              f"{goal('>= 60%', round(100 * cache_share) >= 60)}"]
     return lines
 
 
