@@ -50,6 +50,7 @@ from agents.judge.run import serve
 from agents.providers.base import LLMRequest
 from agents.providers.factory import make_provider, model_entry
 from agents.providers.limits import Budget
+from cli.argtypes import non_negative_int, positive_float, positive_int
 from schemas.chart_review import AgentAnswer, JudgeJob
 from schemas.skill import load_skill
 from streams.settings import Settings, TopicSettings
@@ -69,11 +70,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        "the effect of one slow call, LLM calls per cell, then, against a "
                        "fake that enforces a tier, the share of the tier used, 429s and the "
                        "prompt-cache share.")
-    p.add_argument("--cells", type=int, default=100,
+    p.add_argument("--cells", type=non_negative_int, default=100,
                    help="jobs per latency phase (default 100; 0 skips those phases)")
-    p.add_argument("--latency", type=float, default=0.5, help="fake response latency, s")
-    p.add_argument("--concurrency", type=int, default=8, help="llm.concurrency (default 8)")
-    p.add_argument("--slow-factor", type=float, default=10.0,
+    p.add_argument("--latency", type=positive_float, default=0.5,
+                   help="fake response latency, s")
+    p.add_argument("--concurrency", type=positive_int, default=8,
+                   help="llm.concurrency (default 8)")
+    p.add_argument("--slow-factor", type=positive_float, default=10.0,
                    help="the slow call takes this many times the latency (default 10)")
     p.add_argument("--external", action="store_true",
                    help="use the configured cluster instead of a fresh embedded broker")

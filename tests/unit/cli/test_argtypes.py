@@ -29,7 +29,9 @@ def test_rejects(fn: object, text: str) -> None:
 @pytest.mark.parametrize("argv", [["llm", "check", "--calls", "0"],
                                   ["bench", "detect", "--events", "-5"],
                                   ["demo", "--timeout", "0"], ["dashboard", "--window", "0"],
-                                  ["broker", "--port", "70000"]])
+                                  ["broker", "--port", "70000"],
+                                  ["bench", "judge", "--concurrency", "0"],
+                                  ["bench", "judge", "--tier-cells", "-1"]])
 def test_cli_counts_are_usage_errors(argv: list[str],
                                      capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
