@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from cli.argtypes import non_negative_int, positive_float, positive_int
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
@@ -18,22 +19,23 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     d = bsub.add_parser("detect", help="detect worker events/s vs a raw aiokafka passthrough",
                         description="Pre-load N synthetic answers, then measure the detect "
                         "worker and a plain consume-and-produce passthrough on the same broker.")
-    d.add_argument("--events", type=int, default=20000, help="answers to process (default 20000)")
-    d.add_argument("--input-partitions", type=int, default=0, metavar="P",
+    d.add_argument("--events", type=positive_int, default=20000,
+                   help="answers to process (default 20000)")
+    d.add_argument("--input-partitions", type=non_negative_int, default=0, metavar="P",
                    help="create the input topic with P partitions first, as a producer's "
                    "auto-creation would (default: kafka.partitions)")
     d.add_argument("--live", action="store_true",
                    help="also measure live arrival: answers produced while the worker runs")
-    d.add_argument("--processes", type=int, default=1, metavar="K",
+    d.add_argument("--processes", type=positive_int, default=1, metavar="K",
                    help="also measure K detect worker processes sharing the input (K > 1)")
-    d.add_argument("--memory", type=int, default=0, metavar="CELLS",
+    d.add_argument("--memory", type=non_negative_int, default=0, metavar="CELLS",
                    help="only measure the detect worker's RSS per 10,000 open cells, with "
                    "CELLS cells copied from the sample")
     d.add_argument("--core", action="store_true",
                    help="only measure our code alone (no Kafka): µs per event")
     d.add_argument("--external", action="store_true",
                    help="use the configured cluster instead of a fresh embedded broker")
-    d.add_argument("--timeout", type=float, default=600.0, help="give up after S seconds")
+    d.add_argument("--timeout", type=positive_float, default=600.0, help="give up after S seconds")
     d.set_defaults(func=run_detect)
     try:
         judge = importlib.import_module("tools.bench.judge")

@@ -8,6 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
+from cli.argtypes import port
 from streams.settings import Settings
 
 
@@ -17,7 +18,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         description="Start noida-db on 127.0.0.1, print its bootstrap address on the first line "
         "once it answers Kafka requests, and run until Ctrl-C/SIGTERM. For development only; "
         "workers talking to it should set JUDGEFLOW_KAFKA__IDLE_FETCH_BACKOFF_MS=50.")
-    p.add_argument("--port", type=int, default=0, help="Kafka port (default: a free port)")
+    p.add_argument("--port", type=port, default=0, help="Kafka port (default: a free port)")
     p.add_argument("--data-dir", type=Path, default=None,
                    help="data directory (default: a fresh temporary directory, removed on exit)")
     p.set_defaults(func=run)

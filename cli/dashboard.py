@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import importlib
 
+from cli.argtypes import port, positive_int
 from dashboard.security import TOKEN_ENV
 from streams.settings import Settings
 
@@ -17,11 +18,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help=f"address to bind (default 127.0.0.1; any other address needs "
                    f"${TOKEN_ENV}, at least 16 characters)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+    p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 = a free port)")
     p.add_argument("--from-beginning", action="store_true",
                    help="read the topics from their beginning (default: only new records)")
-    p.add_argument("--window", type=int, default=5000, metavar="N",
+    p.add_argument("--window", type=positive_int, default=5000, metavar="N",
                    help="keep the newest N records per topic in memory (default 5000)")
 
 

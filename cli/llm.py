@@ -15,6 +15,7 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from cli.argtypes import positive_int
 from streams.settings import Settings
 
 KINDS = ("judge", "debrief")
@@ -32,7 +33,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     c.add_argument("--model", help="check this model instead of JUDGEFLOW_LLM__MODEL")
     c.add_argument("--worker", choices=KINDS, action="append",
                    help="only this worker kind (repeatable; default: both)")
-    c.add_argument("--calls", type=int, default=1,
+    c.add_argument("--calls", type=positive_int, default=1,
                    help="requests per worker kind; the 2nd and later show cache reads")
     c.set_defaults(func=run_check)
 

@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import argparse
 import importlib
-import logging
 import os
 import sys
 
 from aiokafka.errors import KafkaConnectionError, KafkaError
 from pydantic import ValidationError
 
+from cli.logs import setup_logging
 from schemas.errors import describe
 from schemas.skill import SkillError
 from streams.errors import StreamsError
-from streams.logsafety import guard_third_party_loggers
 from streams.settings import Settings
 from streams.worker_main import ExitCode
 
@@ -58,15 +57,7 @@ def main(argv: list[str] | None = None) -> int:
     except ValidationError as exc:
         print(f"judgeflow: invalid configuration: {describe(exc)}", file=sys.stderr)
         return ExitCode.CANNOT_START
-    logging.basicConfig(
-        level=settings.log_level, stream=sys.stderr,
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
-    # aiokafka narrates every subscription and group join at INFO; keep it to problems.
-    logging.getLogger("aiokafka").setLevel(max(logging.WARNING, logging.root.level))
-    guard_third_party_loggers()  # SDK/HTTP request logs carry PHI; see streams.logsafety
-    if args.command == "demo" and not args.log_level:
-        logging.root.setLevel(logging.WARNING)  # the demo prints its own progress
+    setup_logging(args.command, settings.log_level, explicit=bool(args.log_level))
     try:
         return int(args.func(args, settings) or 0)
     except KeyboardInterrupt:

@@ -54,37 +54,72 @@ def prepare(line: bytes, contract: TopicContract | None) -> tuple[bytes | None, 
     return contract.key(rec).encode(), orjson.dumps(rec.model_dump(mode="json"))
 
 
-async def produce(settings: Settings, topic: str, lines: list[bytes], raw: bool) -> tuple[int, int]:
-    contract = None if raw else contract_for(topic, settings)
-    if contract is None and not raw:
-        print(f"judgeflow: no schema known for topic {topic!r}; sending without validation",
-              file=sys.stderr)
+Record = tuple[bytes | None, bytes]  # (key, value)
+
+
+def validate(lines: list[bytes], contract: TopicContract | None) -> tuple[list[Record], int]:
+    """Validate every line before any connection; returns (records to send, rejected count)."""
+    records: list[Record] = []
+    rejected = 0
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(prepare(line, contract))
+        except ValueError as exc:
+            rejected += 1
+            print(f"line {number}: rejected: {exc}", file=sys.stderr)
+    return records, rejected
+
+
+async def send(settings: Settings, topic: str, records: list[Record]) -> int:
+    """Create TOPIC if needed and send already-validated records; returns how many."""
     await ensure_topics(settings, extra=[topic])
     producer = AIOKafkaProducer(bootstrap_servers=settings.kafka.bootstrap_servers,
                                 acks="all", enable_idempotence=True, linger_ms=5)
     await producer.start()
-    sent = rejected = 0
-    futures = []
     try:
-        for number, line in enumerate(lines, 1):
-            if not line.strip():
-                continue
-            try:
-                key, value = prepare(line, contract)
-            except ValueError as exc:
-                rejected += 1
-                print(f"line {number}: rejected: {exc}", file=sys.stderr)
-                continue
-            futures.append(await producer.send(topic, value=value, key=key))
-            sent += 1
+        futures = [await producer.send(topic, value=value, key=key) for key, value in records]
         await asyncio.gather(*futures)
     finally:
         await producer.stop()
-    return sent, rejected
+    return len(records)
+
+
+async def produce(settings: Settings, topic: str, lines: list[bytes], raw: bool) -> tuple[int, int]:
+    """Validate then send (the demo's and benches' entry point); returns (sent, rejected)."""
+    records, rejected = validate(lines, None if raw else contract_for(topic, settings))
+    return await send(settings, topic, records), rejected
+
+
+def read_input(file: Path) -> bytes | None:
+    """The file's bytes, or None after a one-line error (missing, a directory, unreadable)."""
+    if str(file) == "-":
+        return sys.stdin.buffer.read()
+    if file.is_dir():
+        print(f"judgeflow: {file} is a directory, not a JSON Lines file", file=sys.stderr)
+        return None
+    try:
+        return file.read_bytes()
+    except FileNotFoundError:
+        print(f"judgeflow: {file}: no such file", file=sys.stderr)
+    except OSError as exc:
+        print(f"judgeflow: cannot read {file}: {exc.strerror}", file=sys.stderr)
+    return None
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    data = sys.stdin.buffer.read() if str(args.file) == "-" else args.file.read_bytes()
-    sent, rejected = asyncio.run(produce(settings, args.topic, data.splitlines(), args.raw))
+    contract = None if args.raw else contract_for(args.topic, settings)
+    if contract is None and not args.raw:
+        known = ", ".join(sorted(name for attr, name in settings.topics.model_dump().items()
+                                 if attr in CONTRACTS))
+        print(f"judgeflow: no schema known for topic {args.topic!r} (known: {known}); "
+              "use --raw to send unvalidated", file=sys.stderr)
+        return 2
+    data = read_input(args.file)
+    if data is None:
+        return 2
+    records, rejected = validate(data.splitlines(), contract)
+    sent = asyncio.run(send(settings, args.topic, records))
     print(f"{args.topic}: sent {sent}, rejected {rejected}")
     return 1 if rejected else 0

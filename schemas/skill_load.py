@@ -117,6 +117,8 @@ def read_skill(root: Path) -> Skill:
     criterion is unavailable), never raised. Raises SkillError only when there is no
     folder or no criteria folder."""
     root = root.resolve()
+    if root.exists() and not root.is_dir():
+        raise SkillError(f"{root} is a file, not a skill folder")
     if not root.is_dir():
         raise SkillError(f"skill folder {root} does not exist")
     crit_dir = _first_dir(root, CRITERIA_DIRS)

@@ -89,7 +89,8 @@ def test_produce_validates_and_tail_reads_back(bootstrap: str, tmp_path: Path) -
     assert missing.returncode == 1 and "does not exist" in missing.stderr
 
 
-@pytest.mark.parametrize("command", [["produce", "t", str(DATA_DIR / "answers.jsonl")],
+@pytest.mark.parametrize("command", [["produce", "chart-review.agent-answers.v1",
+                                      str(DATA_DIR / "answers.jsonl")],
                                      ["tail", "t", "--max", "1"], ["worker", "detect"]])
 def test_unreachable_kafka_is_a_clear_error(command: list[str]) -> None:
     env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGEFLOW_")}
@@ -98,3 +99,5 @@ def test_unreachable_kafka_is_a_clear_error(command: list[str]) -> None:
     assert proc.returncode == 1
     assert "judgeflow: cannot reach Kafka at 127.0.0.1:1" in proc.stderr
     assert "Traceback" not in proc.stderr
+    if command[0] != "worker":  # one-shot commands: our line only, no aiokafka log before it
+        assert "Unable connect" not in proc.stderr and "aiokafka" not in proc.stderr

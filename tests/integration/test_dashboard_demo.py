@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -24,7 +25,7 @@ def test_demo_dashboard_keeps_the_page_until_ctrl_c(tmp_path: Path) -> None:
     out_path = tmp_path / "demo.out"
     with out_path.open("wb") as out:
         proc = subprocess.Popen(
-            [sys.executable, "-m", "cli.main", "demo", "--timeout", "240",
+            [sys.executable, "-m", "cli.main", "demo", "--timeout", "240", "--keep-logs",
              "--dashboard", "--dashboard-port", "0"],
             env=env, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL)
     try:
@@ -58,3 +59,4 @@ def test_demo_dashboard_keeps_the_page_until_ctrl_c(tmp_path: Path) -> None:
     assert work is not None
     left = subprocess.run(["pgrep", "-f", work.group(1)], capture_output=True, text=True)
     assert left.stdout.strip() == "", f"processes left running: {left.stdout}"
+    shutil.rmtree(work.group(1), ignore_errors=True)  # kept by --keep-logs

@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,8 +23,8 @@ pytestmark = pytest.mark.integration
 def test_demo_runs_the_whole_pipeline_offline() -> None:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("JUDGEFLOW_", "ANTHROPIC_"))}
-    proc = subprocess.run([sys.executable, "-m", "cli.main", "demo", "--timeout", "240"],
-                          env=env, capture_output=True, text=True, timeout=300)
+    proc = subprocess.run([sys.executable, "-m", "cli.main", "demo", "--timeout", "240",
+                           "--keep-logs"], env=env, capture_output=True, text=True, timeout=300)
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
     assert "LLM provider: offline" in out
@@ -37,6 +39,10 @@ def test_demo_runs_the_whole_pipeline_offline() -> None:
     assert work is not None
     left = subprocess.run(["pgrep", "-f", work.group(1)], capture_output=True, text=True)
     assert left.stdout.strip() == "", f"processes left running: {left.stdout}"
+    # --keep-logs: the worker logs stay (the broker's data does not); tidy up after ourselves
+    kept = Path(work.group(1))
+    assert (kept / "detect.log").is_file() and not (kept / "broker").exists()
+    shutil.rmtree(kept)
 
 
 def _claude(body: dict[str, Any]) -> Reply:
@@ -63,6 +69,7 @@ def test_demo_uses_claude_when_the_api_key_is_set() -> None:
     out = proc.stdout
     assert proc.returncode == 0, out[-3000:] + proc.stderr[-3000:]
     assert "LLM provider: anthropic" in out
+    assert "logs in" not in out and "Worker logs" not in out  # removed: no path to show
     assert "Judge results (97)" in out and "Debrief evaluations (11)" in out
     # type drift (25 jobs) never calls the model; every other job is one call; 11 debriefs
     judge_calls = [r for r in requests if not r.body.get("tools")]

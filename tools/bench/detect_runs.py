@@ -23,6 +23,7 @@ from tools.bench.detect import (
     run_worker_until,
     synthetic_answers,
 )
+from tools.bench.verdict import goal
 
 
 def _fresh(settings: Settings, input_partitions: int) -> Settings:
@@ -69,7 +70,8 @@ def detect_runs(settings: Settings, events: int, timeout: float, *, input_partit
         passthrough(s, s.topics.agent_answers, _sink(s, "passthrough"), n)))
     floor = _show("Faust forward-only agent", _forward(s, n, timeout, None))
     det = _show("detect worker", run_worker_until(s, n, s.topics.cell_outcomes, timeout))
-    print(f"  detect / Faust forward: {det.rate / floor.rate:.2f}x (goal >= 0.9x); "
+    print(f"  detect / Faust forward: {det.rate / floor.rate:.2f}x "
+          f"{goal('>= 0.9x', round(det.rate / floor.rate, 2) >= 0.9)}; "
           f"detect / raw passthrough: {det.rate / base.rate:.3f}; "
           f"forward / raw passthrough: {floor.rate / base.rate:.3f}", flush=True)
     if live:
@@ -144,8 +146,8 @@ def memory_run(settings: Settings, cells: int, timeout: float) -> float:
     cells = len(records) // 2 - chunk // 2
     per10k = (after - before) * 10_000 / cells
     print(f"  detect worker RSS: {before:.0f} MB after {chunk // 2} cells, {after:.0f} MB "
-          f"after {cells} more open cells: {per10k:.1f} MB per 10,000 open cells (goal <= 20 MB; "
-          f"load {os.getloadavg()[0]:.1f})", flush=True)
+          f"after {cells} more open cells: {per10k:.1f} MB per 10,000 open cells "
+          f"{goal('<= 20 MB', round(per10k, 1) <= 20)} (load {os.getloadavg()[0]:.1f})", flush=True)
     return per10k
 
 

@@ -50,11 +50,13 @@ from agents.judge.run import serve
 from agents.providers.base import LLMRequest
 from agents.providers.factory import make_provider, model_entry
 from agents.providers.limits import Budget
+from cli.argtypes import non_negative_int, positive_float, positive_int
 from schemas.chart_review import AgentAnswer, JudgeJob
 from schemas.skill import load_skill
 from streams.settings import Settings, TopicSettings
 from tools.bench import judge_tier as bench_tier
 from tools.bench.judge_fake import SLOW_MARK
+from tools.bench.verdict import goal
 from tools.broker import EmbeddedBroker
 
 log = logging.getLogger(__name__)
@@ -68,11 +70,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        "the effect of one slow call, LLM calls per cell, then, against a "
                        "fake that enforces a tier, the share of the tier used, 429s and the "
                        "prompt-cache share.")
-    p.add_argument("--cells", type=int, default=100,
+    p.add_argument("--cells", type=non_negative_int, default=100,
                    help="jobs per latency phase (default 100; 0 skips those phases)")
-    p.add_argument("--latency", type=float, default=0.5, help="fake response latency, s")
-    p.add_argument("--concurrency", type=int, default=8, help="llm.concurrency (default 8)")
-    p.add_argument("--slow-factor", type=float, default=10.0,
+    p.add_argument("--latency", type=positive_float, default=0.5,
+                   help="fake response latency, s")
+    p.add_argument("--concurrency", type=positive_int, default=8,
+                   help="llm.concurrency (default 8)")
+    p.add_argument("--slow-factor", type=positive_float, default=10.0,
                    help="the slow call takes this many times the latency (default 10)")
     p.add_argument("--external", action="store_true",
                    help="use the configured cluster instead of a fresh embedded broker")
@@ -277,8 +281,9 @@ def _latency_phases(s: Settings, n: int, latency: float, conc: int, slow_s: floa
         uniform = asyncio.run(run_phase(s, fake.url, jobs, timeout))
         start, end = uniform.span()
         rate = n / (end - start)
+        share = round(100 * rate / ideal)  # the verdict judges the figure as printed
         print(f"  uniform latency: {rate:.1f} cells/s ({n} in {end - start:.2f}s) = "
-              f"{100 * rate / ideal:.0f}% of ideal (goal >= 90%)", flush=True)
+              f"{share}% of ideal {goal('>= 90%', share >= 90)}", flush=True)
         slow_jobs = bench_jobs(s, n, slow=True)
         slow = asyncio.run(run_phase(s, fake.url, slow_jobs, timeout))
     _report_slow(slow, slow_jobs[0].job_id, slow_s, conc, latency)

@@ -23,26 +23,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.providers.factory import model_entry
+from cli.argtypes import non_negative_int, positive_float, positive_int
 from streams.settings import Settings
+from tools.bench.verdict import goal
 
 DIMENSIONS = {"requests": "rpm", "input-tokens": "itpm", "output-tokens": "otpm"}
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("tier phase (the fake API enforces these limits)")
-    g.add_argument("--rpm", type=int, default=100, help="requests per minute (default 100)")
-    g.add_argument("--itpm", type=int, default=120_000,
+    g.add_argument("--rpm", type=positive_int, default=100,
+                   help="requests per minute (default 100)")
+    g.add_argument("--itpm", type=positive_int, default=120_000,
                    help="input tokens per minute, cache reads excluded (default 120000)")
-    g.add_argument("--otpm", type=int, default=40_000,
+    g.add_argument("--otpm", type=positive_int, default=40_000,
                    help="output tokens per minute (default 40000)")
-    g.add_argument("--minute-seconds", type=float, default=3.0,
+    g.add_argument("--minute-seconds", type=positive_float, default=3.0,
                    help="real seconds per tier-minute on the fake and in the pacer "
                    "(default 3)")
-    g.add_argument("--tier-cells", type=int, default=300,
+    g.add_argument("--tier-cells", type=non_negative_int, default=300,
                    help="jobs in the tier phase (default 300; 0 skips the phase)")
-    g.add_argument("--tier-concurrency", type=int, default=24,
+    g.add_argument("--tier-concurrency", type=positive_int, default=24,
                    help="llm.concurrency in the tier phase (default 24)")
-    g.add_argument("--baseline-cells", type=int, default=300,
+    g.add_argument("--baseline-cells", type=non_negative_int, default=300,
                    help="jobs of the baseline that ignores the headers (default 300; 0 "
                    "skips it)")
 
@@ -98,12 +101,14 @@ def report(use: TierUse, cells: int, seconds: float, statuses: dict[str, int],
         lines.append(f"    {dim:<13} {use.spent.get(dim, 0):>9,.0f} of the "
                      f"{use.allowed(dim):>9,.0f} allowed in {use.span:.1f}s = "
                      f"{100 * use.share(dim):3.0f}%{mark}")
-    lines += [f"  share of the tier used: {100 * use.share(b):.0f}% ({b}; goal >= 90%), "
-              f"429s received: {use.refusals} (goal 0)",
+    lines += [f"  share of the tier used: {100 * use.share(b):.0f}% ({b}) "
+              f"{goal('>= 90%', round(100 * use.share(b)) >= 90)}, "
+              f"429s received: {use.refusals} {goal('0', use.refusals == 0)}",
               f"  {cells} cells judged in {seconds:.1f}s = {cells / seconds:.1f} cells/s; results: "
               + ", ".join(f"{k} {v}" for k, v in sorted(statuses.items())),
               f"  prompt cache ({model}, caches prefixes >= {minimum} tokens, cold start): "
-              f"{100 * cache_share:.0f}% of input tokens served from the cache (goal >= 60%)"]
+              f"{100 * cache_share:.0f}% of input tokens served from the cache "
+              f"{goal('>= 60%', round(100 * cache_share) >= 60)}"]
     return lines
 
 

@@ -137,11 +137,13 @@ def workers(s: Settings, log_dir: Path) -> Iterator[list[WorkerProcess]]:
 
 
 def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
-        out: Any, produce_fn: Any, hold_fn: Any = None) -> int:
+        out: Any, produce_fn: Any, hold_fn: Any = None, work_dir: Path | None = None,
+        keep_logs: bool = True) -> int:
     from tools.demo.report import progress_line, report
 
-    work = Path(tempfile.mkdtemp(prefix="judgeflow-demo-"))
-    print(f"judgeflow demo: starting the embedded broker (logs in {work})", file=out, flush=True)
+    work = work_dir or Path(tempfile.mkdtemp(prefix="judgeflow-demo-"))
+    logs = f" (logs in {work})" if keep_logs else ""
+    print(f"judgeflow demo: starting the embedded broker{logs}", file=out, flush=True)
     with EmbeddedBroker(data_dir=work / "broker") as broker:
         s = demo_settings(settings, broker.bootstrap, work / "state", settle, offline)
         print(f"  broker {broker.bootstrap}; LLM provider: {s.llm.provider}"
@@ -170,5 +172,6 @@ def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
             hold_fn(s, work)
     # the broker's data (every record, ~4x their size) is only kept when something failed
     shutil.rmtree(work / "broker", ignore_errors=True)
-    print(f"\njudgeflow demo: done. Worker logs: {work}", file=out, flush=True)
+    print(f"\njudgeflow demo: done.{f' Worker logs: {work}' if keep_logs else ''}", file=out,
+          flush=True)
     return 0

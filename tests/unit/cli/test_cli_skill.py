@@ -78,3 +78,11 @@ def test_missing_or_empty_folder_exits_2(capsys: pytest.CaptureFixture[str], tmp
     code, out, err = check(capsys, str(root))
     assert code == 2 and not out
     assert len(err.strip().splitlines()) == 1 and str(root) in err
+
+
+def test_a_file_is_not_a_skill_folder(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    readme = tmp_path / "README.md"
+    readme.write_text("# not a skill\n")
+    code, out, err = check(capsys, str(readme))
+    assert code == 2 and not out
+    assert "is a file, not a skill folder" in err and "does not exist" not in err

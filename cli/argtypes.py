@@ -1,0 +1,46 @@
+"""argparse ``type=`` callables for counts and durations: a bad value is a usage error (exit 2)
+with argparse's own one-line message, never a traceback or a silent no-op run."""
+
+from __future__ import annotations
+
+import argparse
+
+
+def _number(text: str, kind: type[int] | type[float]) -> int | float:
+    try:
+        return kind(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} is not {'an integer' if kind is int else 'a number'}") from None
+
+
+def positive_int(text: str) -> int:
+    """A count that must be at least 1 (records, calls, events, processes)."""
+    value = int(_number(text, int))
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def non_negative_int(text: str) -> int:
+    """A count where 0 means "the default" or "off" (partitions, port 0 = a free port)."""
+    value = int(_number(text, int))
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def positive_float(text: str) -> float:
+    """A duration in seconds that must be more than 0."""
+    value = float(_number(text, float))
+    if not value > 0:  # also rejects nan
+        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    return value
+
+
+def port(text: str) -> int:
+    """A TCP port; 0 asks for a free one."""
+    value = non_negative_int(text)
+    if value > 65535:
+        raise argparse.ArgumentTypeError(f"must be a port number (0-65535), got {text}")
+    return value

@@ -1,0 +1,41 @@
+"""``judgeflow produce`` checks its input before it touches Kafka: a missing file, a directory,
+an unknown topic and invalid lines are one-line errors even when no broker is reachable."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+
+ANSWERS = "chart-review.agent-answers.v1"
+DOWN = ["--bootstrap-servers", "127.0.0.1:1"]
+
+
+@pytest.mark.parametrize("name, says", [("missing.jsonl", "no such file"),
+                                        (".", "is a directory")])
+def test_unreadable_file_is_a_one_line_error(tmp_path: Path, name: str, says: str,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*DOWN, "produce", ANSWERS, str(tmp_path / name)]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Kafka" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_unknown_topic_lists_the_known_ones(tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "a.jsonl"
+    f.write_text("{}\n")
+    assert main([*DOWN, "produce", "chart-review.agent-answer.v1", str(f)]) == 2
+    err = capsys.readouterr().err
+    assert "no schema known for topic 'chart-review.agent-answer.v1'" in err
+    assert ANSWERS in err and "--raw" in err
+
+
+def test_bad_lines_are_reported_before_connecting(tmp_path: Path,
+                                                  capsys: pytest.CaptureFixture[str]) -> None:
+    f = tmp_path / "a.jsonl"
+    f.write_text("not json\n")
+    assert main([*DOWN, "produce", ANSWERS, str(f)]) == 1  # then the broker is unreachable
+    err = capsys.readouterr().err
+    assert err.index("line 1: rejected: not JSON") < err.index("cannot reach Kafka")
