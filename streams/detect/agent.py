@@ -64,7 +64,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     # cell can settle after a restart or rebalance to about one settle window.
     rescan_every = max(2 * tick_every, min(settings.settle_seconds, 60.0))
     last_scan = [float("-inf")]
-    caught_up = CatchUp(lambda: app.consumer, t.agent_answers)
+    caught_up = CatchUp(lambda: app.consumer, t.agent_answers, max_age=3 * tick_every)
 
     def load(key: bytes) -> CellState | None:
         return _load(cells.data.get(key))
