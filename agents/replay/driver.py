@@ -22,6 +22,7 @@ import orjson
 from aiokafka import TopicPartition
 
 from agents.providers.base import LLMRequest
+from agents.replay import meter
 from agents.replay.estimate import Estimator
 from streams.errors import BadRecord
 from streams.metrics import Metrics
@@ -142,15 +143,19 @@ class Replay:
                 self.worker.stop()
                 raise Deferred
         self._reserved += reserve
+        paid = meter.start()  # every paid call counts, also when the record dead-letters
         try:
             outputs = await self.t.handler(rec)
-        except BadRecord:
-            t.failed += 1
-            self._done()
+        except BaseException as exc:
+            t.usd += paid.usd
+            if isinstance(exc, BadRecord):
+                t.failed += 1
+                self._done()
             raise
         finally:
             self._reserved -= reserve
-        t.usd += _cost(outputs, self.t.output_topic)
+        # a handler whose calls were not metered (a test double): the results' own figure
+        t.usd += paid.usd if paid.calls else _cost(outputs, self.t.output_topic)
         t.judged += sum(1 for o in outputs if o.topic == self.t.output_topic)
         self._done()
         return outputs

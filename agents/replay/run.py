@@ -20,6 +20,7 @@ from agents.providers.startup import check_provider
 from agents.replay.batch import PresetProvider, run_batch
 from agents.replay.driver import Replay, Tally, Target
 from agents.replay.estimate import Estimate, Estimator, output_per_call
+from agents.replay.meter import MeteredProvider
 from agents.replay.targets import Filters, debrief_target, judge_target, min_cache
 from streams.errors import BadRecord
 from streams.metrics import Metrics
@@ -86,7 +87,8 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
         await check_provider(provider, settings.llm, metrics)
         await ensure_topics(settings)
         preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
-        target, series = await _target(settings, preset or provider, metrics, opts)
+        metered = MeteredProvider(preset or provider, settings.llm)
+        target, series = await _target(settings, metered, metrics, opts)
         group = group_name(opts.worker, target.version, opts.filters.as_dict())
 
         async def replan() -> Plan:
