@@ -91,3 +91,11 @@ def test_unreachable_kafka_is_a_clear_error(command: list[str]) -> None:
     assert proc.returncode == 1
     assert "judgeflow: cannot reach Kafka at 127.0.0.1:1" in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize("worker", ["judge", "debrief"])
+def test_replay_dry_run_on_an_empty_broker(bootstrap: str, worker: str) -> None:
+    proc = run_cli(test_settings(bootstrap), "replay", worker, "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 record(s) in range" in proc.stdout
+    assert "Traceback" not in proc.stderr and "CancelledError" not in proc.stderr
