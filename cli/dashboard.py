@@ -13,11 +13,22 @@ MODULE = "dashboard.cli"
 DEFAULT_PORT = 8765
 
 
+def port(text: str) -> int:
+    """A TCP port, 0..65535 (0: the system picks a free one)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a port number: {text!r}") from None
+    if not 0 <= value <= 65535:
+        raise argparse.ArgumentTypeError(f"{value} is not a port: use 0..65535")
+    return value
+
+
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help=f"address to bind (default 127.0.0.1; any other address needs "
                    f"${TOKEN_ENV}, at least 16 characters)")
-    p.add_argument("--port", type=int, default=DEFAULT_PORT,
+    p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 = a free port)")
     p.add_argument("--from-beginning", action="store_true",
                    help="read the topics from their beginning (default: only new records)")
