@@ -83,10 +83,10 @@ def dry_run_report(head: str, out: Any, filters: Any) -> str:
               f"  output tokens: {e.output_tokens} (per call: {e.output_source})",
               f"  estimated cost: ${e.usd:.4f}" + (" at batch prices" if out.batch else "")]
     if out.batch:
-        lines.append("  (--batch: input and output of each first call at the model's batch "
-                     "discount; cache writes and reads at full price; repair round-trips "
-                     "are live calls at full price and, like retries, not in this estimate "
-                     "- so the real figure is not exactly half the live one)")
+        lines += ["  --batch: input and output of each first call at the model's batch "
+                  "discount; cache writes and reads at full price;",
+                  "  repair round-trips are live calls at full price and, like retries, not "
+                  "in this estimate: the real figure is not exactly half the live one"]
     return "\n".join(lines)
 
 
@@ -102,6 +102,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.errors import AgentsError
     from agents.replay.run import Options, progress_line, replay
     from agents.replay.targets import Filters
+    from cli.replay_console import Console, replay_console
 
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     if args.budget_usd is not None and args.budget_usd <= 0:
@@ -113,14 +114,17 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                    dry_run=args.dry_run, budget_usd=args.budget_usd,
                    batch=args.batch, poll_seconds=args.poll_seconds)
     tty = sys.stderr.isatty()
+    console = Console()
     try:
-        out = asyncio.run(replay(settings, opts, progress=progress_line if tty else None,
-                                 counting=counting_line if tty else None))
+        with replay_console(console):
+            out = asyncio.run(replay(
+                settings, opts, progress=console.wrap(progress_line) if tty else None,
+                counting=console.wrap(counting_line) if tty else None))
     except (AgentsError, StreamsError) as exc:
+        console.end()
         print(f"judgeflow: {exc}", file=sys.stderr)
         return 2
-    if tty:
-        sys.stderr.write("\r\033[K" if args.dry_run else "\n")
+    console.end()
     head = (f"replay {args.worker} under {out.version} (group {out.plan.group}"
             f"{', resumed' if out.plan.resumed else ''}): {out.plan.total} record(s) in range")
     if out.estimate is not None:
