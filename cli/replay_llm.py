@@ -109,8 +109,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         print("judgeflow: --budget-usd must be positive", file=sys.stderr)
         return 2
     opts = Options(worker=args.worker, since=args.since, from_offsets=args.from_offsets,
-                   filters=Filters(getattr(args, "task", None), getattr(args, "criterion", None),
-                                   getattr(args, "kind", None)),
+                   # judge only: for debrief ``args.kind`` is the subcommand's name ("debrief")
+                   filters=Filters(args.task, args.criterion, args.kind)
+                   if args.worker == "judge" else Filters(),
                    dry_run=args.dry_run, budget_usd=args.budget_usd,
                    batch=args.batch, poll_seconds=args.poll_seconds)
     tty = sys.stderr.isatty()

@@ -99,3 +99,5 @@ def test_replay_dry_run_on_an_empty_broker(bootstrap: str, worker: str) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "0 record(s) in range" in proc.stdout
     assert "Traceback" not in proc.stderr and "CancelledError" not in proc.stderr
+    group = proc.stdout.split("(group ", 1)[1].split(")", 1)[0]
+    assert group.count(".") == 2  # judgeflow-replay.<worker>.<version>: no filter, no suffix
