@@ -23,8 +23,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
         "adjudicated cells, answer accuracy vs the reviewers, Cohen's kappa of the "
         "classification hint vs the reviewers' classification, changed suggestions, "
         "fallbacks and cost per judged cell. Exit status 1 if neither version has results.")
-    p.add_argument("old", metavar="OLD_VERSION", help="prompt_version of the baseline series")
-    p.add_argument("new", metavar="NEW_VERSION", help="prompt_version of the candidate series")
+    p.add_argument("old", metavar="OLD_VERSION",
+                   help="prompt_version of the baseline series (or an unambiguous prefix)")
+    p.add_argument("new", metavar="NEW_VERSION",
+                   help="prompt_version of the candidate series (or an unambiguous prefix)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     p.set_defaults(func=run)
 
@@ -51,11 +53,16 @@ async def gather(settings: Settings) -> Any:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    from agents.calibrate.compare import compare, render
+    from agents.calibrate.compare import AmbiguousVersion, compare, render, resolve_version
 
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     cal = asyncio.run(gather(settings))
     known = sorted({v for _, _, v in cal.groups()})
+    try:  # any unambiguous prefix of a version names it (the demo's table prints it whole)
+        args.old, args.new = (resolve_version(v, known) for v in (args.old, args.new))
+    except AmbiguousVersion as exc:
+        print(f"judgeflow: {exc}", file=sys.stderr)
+        return 2
     missing = [v for v in (args.old, args.new) if v not in known]
     if len(missing) == 2:
         print(f"judgeflow: no judge results under {args.old!r} or {args.new!r}; versions on "

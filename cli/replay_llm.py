@@ -60,43 +60,82 @@ def add_kinds(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         p.set_defaults(func=run, worker=worker)
 
 
+def counting_line(e: Any, total: int) -> None:
+    """The dry run's progress on a terminal (counting tokens can take a while)."""
+    sys.stderr.write(f"\rdry run: read {e.read}/{total} record(s), priced {e.calls} "
+                     "call(s)   ")
+    sys.stderr.flush()
+
+
+def dry_run_report(head: str, out: Any, filters: Any) -> str:
+    e = out.estimate
+    used = " ".join(f"--{k} {v}" for k, v in filters.as_dict().items() if v is not None)
+    lines = [head + (f"; {e.read - e.filtered} after {used}" if used else ""),
+             f"  already published under this version: {e.already}"]
+    if out.provider == "offline":
+        lines += [f"  to judge: {e.jobs} job(s)",
+                  "  offline provider: no model calls, $0 (set llm.provider and llm.model "
+                  "to price a model)"]
+        return "\n".join(lines)
+    lines += [f"  priced for provider {out.provider}, model {out.model}",
+              f"  to judge: {e.jobs} job(s), {e.calls} model call(s)",
+              f"  input tokens: {e.input_tokens} (+ cache write {e.cache_write_tokens}, "
+              f"cache read {e.cache_read_tokens}; counted by {e.counted})",
+              f"  output tokens: {e.output_tokens} (per call: {e.output_source})",
+              f"  estimated cost: ${e.usd:.4f}" + (" at batch prices" if out.batch else "")]
+    if out.batch:
+        lines += ["  --batch: input and output of each first call at the model's batch "
+                  "discount; cache writes and reads at full price;",
+                  "  repair round-trips are live calls at full price and, like retries, not "
+                  "in this estimate: the real figure is not exactly half the live one"]
+    return "\n".join(lines)
+
+
+def stop_line(t: Any, budget: float) -> str:
+    """Why ``--budget-usd`` stopped the run, reservations for calls in flight included."""
+    why = (f"the next call could pass the budget (${budget:g}): ${t.reserved_usd:.4f} was "
+           f"reserved for {t.in_flight} call(s) in flight" if t.in_flight else
+           f"the next call would pass the budget (${budget:g})")
+    return f"\n  STOPPED: {why}; run again with a larger budget to continue"
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.errors import AgentsError
     from agents.replay.run import Options, progress_line, replay
     from agents.replay.targets import Filters
+    from cli.replay_console import Console, replay_console
 
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     if args.budget_usd is not None and args.budget_usd <= 0:
-        print("error: --budget-usd must be positive", file=sys.stderr)
+        print("judgeflow: --budget-usd must be positive", file=sys.stderr)
         return ExitCode.CANNOT_START
     opts = Options(worker=args.worker, since=args.since, from_offsets=args.from_offsets,
-                   filters=Filters(getattr(args, "task", None), getattr(args, "criterion", None),
-                                   getattr(args, "kind", None)),
+                   # judge only: for debrief ``args.kind`` is the subcommand's name ("debrief")
+                   filters=Filters(args.task, args.criterion, args.kind)
+                   if args.worker == "judge" else Filters(),
                    dry_run=args.dry_run, budget_usd=args.budget_usd,
                    batch=args.batch, poll_seconds=args.poll_seconds)
     tty = sys.stderr.isatty()
+    console = Console()
     try:
-        out = asyncio.run(replay(settings, opts, progress=progress_line if tty else None))
+        with replay_console(console):
+            out = asyncio.run(replay(
+                settings, opts, progress=console.wrap(progress_line) if tty else None,
+                counting=console.wrap(counting_line) if tty else None))
     except (AgentsError, StreamsError) as exc:
-        print(f"error: {exc}", file=sys.stderr)
+        console.end()
+        print(f"judgeflow: {exc}", file=sys.stderr)
         return ExitCode.CANNOT_START
-    if tty and not args.dry_run:
-        sys.stderr.write("\n")
+    console.end()
     head = (f"replay {args.worker} under {out.version} (group {out.plan.group}"
             f"{', resumed' if out.plan.resumed else ''}): {out.plan.total} record(s) in range")
     if out.estimate is not None:
-        e = out.estimate
-        print(f"{head}\n  to judge: {e.jobs} job(s), {e.calls} model call(s)\n"
-              f"  input tokens: {e.input_tokens} (+ cache write {e.cache_write_tokens}, "
-              f"cache read {e.cache_read_tokens}; counted by {e.counted})\n"
-              f"  output tokens: {e.output_tokens} (per call: {e.output_source})\n"
-              f"  estimated cost: ${e.usd:.4f}")
+        print(dry_run_report(head, out, opts.filters))
         return ExitCode.OK
     t = out.tally
     assert t is not None
     print(f"{head}\n  new results {t.judged}, already published {t.already}, filtered out "
           f"{t.filtered}, malformed {t.malformed}, dead-lettered {t.failed}; "
-          f"spent ${t.usd:.4f}" + (f"; STOPPED at the budget (${args.budget_usd:g}): run "
-                                   "again with a larger budget to continue"
+          f"spent ${t.usd:.4f}" + (stop_line(t, args.budget_usd)
                                    if t.stopped_by == "budget" else ""))
     return ExitCode.BUDGET_REACHED if t.stopped_by == "budget" else ExitCode.OK

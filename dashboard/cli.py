@@ -37,20 +37,22 @@ async def serve(settings: Settings, *, host: str, port: int, from_beginning: boo
     for sig in (signal.SIGTERM, signal.SIGINT):
         with contextlib.suppress(NotImplementedError, RuntimeError):
             loop.add_signal_handler(sig, stop.set)
-    feed = asyncio.create_task(run_feed(settings, state.window, state.hub, state.feed,
-                                        from_beginning=from_beginning))
+    feed: asyncio.Task[None] | None = None
     try:
         site = web.TCPSite(runner, host, port)
-        await site.start()
+        await site.start()  # listening first: a bind error never starts a Kafka consumer
+        feed = asyncio.create_task(run_feed(settings, state.window, state.hub, state.feed,
+                                            from_beginning=from_beginning))
         bound = runner.addresses[0]
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         print(f"judgeflow dashboard: http://{shown}:{bound[1]}/"
               f"{'  (token required)' if token else ''}", file=out, flush=True)
         await stop.wait()
     finally:
-        feed.cancel()
-        with contextlib.suppress(asyncio.CancelledError, Exception):
-            await feed
+        if feed is not None:
+            feed.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await feed
         await runner.cleanup()
 
 
@@ -67,8 +69,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         asyncio.run(serve(settings, host=args.host, port=args.port,
                           from_beginning=args.from_beginning, window=args.window,
                           token=token, out=sys.stdout))
-    except OSError as exc:
+    except (OSError, OverflowError) as exc:
         print(f"judgeflow dashboard: cannot listen on {args.host}:{args.port}: "
-              f"{exc.strerror or exc}", file=sys.stderr)
+              f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
         return 1
     return 0

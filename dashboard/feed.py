@@ -120,18 +120,18 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
                                 group_id=None, enable_auto_commit=False,
                                 auto_offset_reset="earliest")
-    while True:
-        try:
-            await consumer.start()
-            break
-        except KafkaError as exc:
-            status.errors += 1
-            log.warning("Kafka not reachable yet (%s); retrying", type(exc).__name__)
-            await asyncio.sleep(1.0)
     current: set[TopicPartition] = set()
     loop = asyncio.get_running_loop()
     next_scan, first = 0.0, True
-    try:
+    try:  # the consumer is closed however this ends, also cancelled during its start
+        while True:
+            try:
+                await consumer.start()
+                break
+            except KafkaError as exc:
+                status.errors += 1
+                log.warning("Kafka not reachable yet (%s); retrying", type(exc).__name__)
+                await asyncio.sleep(1.0)
         while True:
             try:
                 if loop.time() >= next_scan:

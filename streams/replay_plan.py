@@ -108,13 +108,13 @@ async def plan(settings: Settings, topic: str, group: str, *, since: datetime | 
 async def read_range(settings: Settings, p: Plan, on_record: Callable[[Any], Awaitable[None]],
                      timeout: float = 300.0) -> None:
     """Await ``on_record`` for every record of the plan's range (group-less; commits nothing)."""
+    todo = {tp for tp in p.ends if p.starts[tp] < p.ends[tp]}
+    if not todo:  # nothing to read: no consumer (one stopped right after its start
+        return    # raises CancelledError out of aiokafka's coordinator close)
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
                                 group_id=None, enable_auto_commit=False)
     await consumer.start()
     try:
-        todo = {tp for tp in p.ends if p.starts[tp] < p.ends[tp]}
-        if not todo:
-            return
         consumer.assign(list(p.ends))
         for tp in todo:
             consumer.seek(tp, p.starts[tp])

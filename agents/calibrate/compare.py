@@ -21,6 +21,23 @@ HEADERS = ("criterion", "adjudicated", "accuracy", "kappa", "changed", "fallback
            "USD/cell")
 
 
+class AmbiguousVersion(ValueError):
+    """A prefix that starts more than one known prompt version."""
+
+
+def resolve_version(given: str, known: Sequence[str]) -> str:
+    """The known version ``given`` names: itself, or the only one it is a prefix of
+    (``judge-v3+2817`` for ``judge-v3+281779b55609``). Unknown: ``given`` unchanged (the
+    caller says there are no results under it). :class:`AmbiguousVersion` names the matches."""
+    if given in known:
+        return given
+    matches = sorted(v for v in set(known) if v.startswith(given))
+    if len(matches) > 1:
+        raise AmbiguousVersion(f"{given!r} is the start of {len(matches)} versions: "
+                               f"{', '.join(matches)}")
+    return matches[0] if matches else given
+
+
 def table(title: str, rows: Sequence[Sequence[object]], headers: tuple[str, ...]) -> str:
     """A plain-text table (the compare command and the demo report print these)."""
     widths = [max(len(str(c)) for c in col) for col in zip(headers, *rows, strict=False)]

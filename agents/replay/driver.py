@@ -22,6 +22,7 @@ import orjson
 from aiokafka import TopicPartition
 
 from agents.providers.base import LLMRequest
+from agents.replay import meter
 from agents.replay.estimate import Estimator
 from streams.errors import BadRecord
 from streams.metrics import Metrics
@@ -60,6 +61,9 @@ class Tally:
     deferred: int = 0  # left for a later round (--batch: no batch answer yet)
     usd: float = 0.0
     stopped_by: str = ""
+    #: when the budget stopped the run: what was reserved for how many jobs in flight
+    reserved_usd: float = 0.0
+    in_flight: int = 0
     started: float = field(default_factory=time.monotonic)
 
     def eta_seconds(self) -> float | None:
@@ -87,7 +91,7 @@ class Replay:
         self.gate = gate
         self.budget, self.estimator, self.progress = budget_usd, estimator, progress
         self.tally = Tally(total=plan.total)
-        self._reserved = 0.0
+        self._reserved, self._flying = 0.0, 0  # estimated USD and count of calls in flight
         self.worker = ConcurrentWorker(
             settings, name=f"replay-{target.worker}", topic=target.input_topic,
             group_id=plan.group, handler=self._handle,
@@ -136,21 +140,29 @@ class Replay:
             reserve = self.estimator.est.usd - before
             if t.usd + self._reserved + reserve > self.budget:
                 if not t.stopped_by:
-                    log.warning("replay: budget of %.4f USD reached (spent %.4f); stopping",
-                                self.budget, t.usd)
+                    t.reserved_usd, t.in_flight = self._reserved, self._flying
+                    log.warning("replay: budget of %.4f USD reached (spent %.4f, %.4f "
+                                "reserved for %d call(s) in flight); stopping",
+                                self.budget, t.usd, self._reserved, self._flying)
                 t.stopped_by = "budget"
                 self.worker.stop()
                 raise Deferred
         self._reserved += reserve
+        self._flying += 1
+        paid = meter.start()  # every paid call counts, also when the record dead-letters
         try:
             outputs = await self.t.handler(rec)
-        except BadRecord:
-            t.failed += 1
-            self._done()
+        except BaseException as exc:
+            t.usd += paid.usd
+            if isinstance(exc, BadRecord):
+                t.failed += 1
+                self._done()
             raise
         finally:
             self._reserved -= reserve
-        t.usd += _cost(outputs, self.t.output_topic)
+            self._flying -= 1
+        # a handler whose calls were not metered (a test double): the results' own figure
+        t.usd += paid.usd if paid.calls else _cost(outputs, self.t.output_topic)
         t.judged += sum(1 for o in outputs if o.topic == self.t.output_topic)
         self._done()
         return outputs

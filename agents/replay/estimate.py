@@ -57,6 +57,9 @@ def rough_tokens(request: LLMRequest) -> int:
 @dataclass
 class Estimate:
     jobs: int = 0  # inputs to process (not yet published under this version)
+    read: int = 0  # records of the range read
+    filtered: int = 0  # left out by --task/--criterion/--kind
+    already: int = 0  # published under this version already
     calls: int = 0  # of them, those that need a model call
     input_tokens: int = 0
     cache_write_tokens: int = 0

@@ -7,6 +7,7 @@ earlier versions' results are named in ``supersedes``).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 from collections.abc import Callable
@@ -20,7 +21,14 @@ from agents.providers.startup import check_provider
 from agents.replay.batch import PresetProvider, run_batch
 from agents.replay.driver import Replay, Tally, Target
 from agents.replay.estimate import Estimate, Estimator, output_per_call
-from agents.replay.targets import Filters, debrief_target, judge_target, min_cache
+from agents.replay.meter import MeteredProvider
+from agents.replay.targets import (
+    Filters,
+    check_filter,
+    debrief_target,
+    judge_target,
+    min_cache,
+)
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.replay_plan import Plan, group_name, plan, read_range
@@ -49,6 +57,9 @@ class Outcome:
     plan: Plan
     estimate: Estimate | None = None
     tally: Tally | None = None
+    provider: str = ""
+    model: str = ""
+    batch: bool = False
 
 
 async def _target(settings: Settings, provider: Any, metrics: Metrics,
@@ -58,23 +69,46 @@ async def _target(settings: Settings, provider: Any, metrics: Metrics,
     return await debrief_target(settings, provider, metrics)
 
 
-async def estimate(settings: Settings, target: Target, p: Plan,
-                   estimator: Estimator) -> Estimate:
+async def estimate(settings: Settings, target: Target, p: Plan, estimator: Estimator,
+                   counting: Callable[[Estimate, int], None] | None = None) -> Estimate:
     """Every job of the range this version has not published yet, counted and priced."""
+    est = estimator.est
+
     async def one(rec: Any) -> None:
+        est.read += 1
         try:
             item = target.decode(rec.value)
         except BadRecord:
             return
-        if target.keep(item) and not target.published(target.result_id(item)):
+        if not target.keep(item):
+            est.filtered += 1
+        elif target.published(target.result_id(item)):
+            est.already += 1
+        else:
             await estimator.add(target.first_request(item))
+        if counting is not None:
+            counting(est, p.total)
 
     await read_range(settings, p, one)
-    return estimator.est
+    return est
+
+
+async def _check_task(settings: Settings, target: Target, p: Plan, task: str) -> None:
+    """``--task`` naming no task of the range is a one-line error listing the ones there."""
+    seen: set[str] = set()
+
+    async def one(rec: Any) -> None:
+        with contextlib.suppress(BadRecord):
+            seen.add(target.decode(rec.value).task_id)
+
+    await read_range(settings, p, one)
+    if seen:
+        check_filter("--task", task, seen)
 
 
 async def replay(settings: Settings, opts: Options, *, provider: Any = None,
-                 progress: Callable[[Tally], None] | None = None) -> Outcome:
+                 progress: Callable[[Tally], None] | None = None,
+                 counting: Callable[[Estimate, int], None] | None = None) -> Outcome:
     metrics = Metrics.create()
     if opts.batch and opts.budget_usd is not None:
         raise AgentsError("--batch and --budget-usd: use --dry-run to see the cost first")
@@ -86,7 +120,8 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
         await check_provider(provider, settings.llm, metrics)
         await ensure_topics(settings)
         preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
-        target, series = await _target(settings, preset or provider, metrics, opts)
+        metered = MeteredProvider(preset or provider, settings.llm)
+        target, series = await _target(settings, metered, metrics, opts)
         group = group_name(opts.worker, target.version, opts.filters.as_dict())
 
         async def replan() -> Plan:
@@ -94,6 +129,8 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
                               from_offsets=opts.from_offsets, commit=not opts.dry_run)
 
         p = await replan()
+        if opts.filters.task is not None:
+            await _check_task(settings, target, p, opts.filters.task)
         if p.resumed and (opts.since or opts.from_offsets):
             log.warning("replay group %s has committed offsets: resuming there; --since/"
                         "--from-offsets apply to a first run only", group)
@@ -103,9 +140,10 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
             return Estimator(provider, settings.llm, out, min_cache(settings, provider),
                              batch=opts.batch)
 
-        outcome = Outcome(target.version, p)
+        outcome = Outcome(target.version, p, provider=provider.name, model=provider.model,
+                          batch=opts.batch)
         if opts.dry_run:
-            outcome.estimate = await estimate(settings, target, p, estimator())
+            outcome.estimate = await estimate(settings, target, p, estimator(), counting)
             outcome.estimate.output_source = source
             return outcome
         if preset is not None:

@@ -11,6 +11,7 @@ from agents.debrief.autorubric import rubric_for
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler, parse_request
 from agents.debrief.prompt import build_request
+from agents.errors import AgentsError
 from agents.judge.judge import Judge
 from agents.judge.run import decode_job, make_handler
 from agents.providers.factory import is_offline, model_entry
@@ -39,6 +40,14 @@ class Filters:
                 and (self.kind is None or job.kind == self.kind))
 
 
+def check_filter(flag: str, value: str | None, known: set[str] | list[str]) -> None:
+    """A filter value that matches nothing is a mistake (typo), not an empty replay:
+    one line naming the known values."""
+    if value is not None and value not in known:
+        names = ", ".join(sorted(known)) or "none"
+        raise AgentsError(f"unknown {flag} {value!r}; known: {names}")
+
+
 def min_cache(settings: Settings, provider: Any) -> int | None:
     return None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
 
@@ -46,6 +55,7 @@ def min_cache(settings: Settings, provider: Any) -> int | None:
 async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
                        filters: Filters) -> tuple[Target, Series]:
     skill = load_skill(settings.skill_dir)
+    check_filter("--criterion", filters.criterion, {*skill.criteria, *skill.unavailable})
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                   min_cache_tokens=min_cache(settings, provider))
     ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,

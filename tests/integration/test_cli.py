@@ -101,3 +101,13 @@ def test_unreachable_kafka_is_a_clear_error(command: list[str]) -> None:
     assert "Traceback" not in proc.stderr
     if command[0] != "worker":  # one-shot commands: our line only, no aiokafka log before it
         assert "Unable connect" not in proc.stderr and "aiokafka" not in proc.stderr
+
+
+@pytest.mark.parametrize("worker", ["judge", "debrief"])
+def test_replay_dry_run_on_an_empty_broker(bootstrap: str, worker: str) -> None:
+    proc = run_cli(test_settings(bootstrap), "replay", worker, "--dry-run")
+    assert proc.returncode == 0, proc.stderr
+    assert "0 record(s) in range" in proc.stdout
+    assert "Traceback" not in proc.stderr and "CancelledError" not in proc.stderr
+    group = proc.stdout.split("(group ", 1)[1].split(")", 1)[0]
+    assert group.count(".") == 2  # judgeflow-replay.<worker>.<version>: no filter, no suffix

@@ -62,7 +62,7 @@ def report(seen: Seen, s: Settings, out: Any) -> None:
     print(f"  status: {dict(status)}; LLM calls {calls}; cost ${cost:.4f}", file=out)
     cal = sorted(seen.calibration.values(), key=lambda c: (c["field_id"], c["prompt_version"]))
     print(table("Judge vs sample adjudications (accuracy and kappa over adjudicated cells)", [(
-        c["field_id"], c["prompt_version"][:16], c["cells_judged"], c["cells_adjudicated"],
+        c["field_id"], c["prompt_version"], c["cells_judged"], c["cells_adjudicated"],
         _rate(c["answer_accuracy"]), "-" if c["classification_kappa"] is None
         else f"{c['classification_kappa']:.2f}", _rate(c["fallback"]))
         for c in cal] or [("-",) * 7], ("criterion", "version", "judged", "adjudicated",

@@ -1,0 +1,54 @@
+"""What ``judgeflow replay judge|debrief`` prints: the dry run (provider and model priced,
+counts after the filters, batch pricing) and the budget stop line; unknown filter values."""
+
+from __future__ import annotations
+
+import pytest
+
+from agents.errors import AgentsError
+from agents.replay.driver import Tally
+from agents.replay.estimate import Estimate
+from agents.replay.run import Outcome
+from agents.replay.targets import Filters, check_filter
+from cli.replay_llm import dry_run_report, stop_line
+from streams.replay_plan import Plan
+
+
+def _outcome(provider: str, *, batch: bool = False) -> Outcome:
+    e = Estimate(jobs=12, calls=11, read=97, filtered=80, already=5, usd=0.25)
+    return Outcome("judge-v3+abc", Plan("g"), estimate=e, provider=provider,
+                   model="claude-sonnet-5-5" if provider != "offline" else "offline",
+                   batch=batch)
+
+
+def test_dry_run_names_the_model_and_the_filtered_count() -> None:
+    text = dry_run_report("HEAD: 97 record(s) in range", _outcome("anthropic"),
+                          Filters(criterion="t2dm_dx"))
+    assert "97 record(s) in range; 17 after --criterion t2dm_dx" in text
+    assert "provider anthropic, model claude-sonnet-5-5" in text
+    assert "already published under this version: 5" in text
+    assert "$0.2500" in text and "batch" not in text
+
+
+def test_offline_dry_run_says_no_calls() -> None:
+    text = dry_run_report("HEAD", _outcome("offline"), Filters())
+    assert "offline provider: no model calls, $0" in text and "after" not in text
+
+
+def test_batch_dry_run_says_why_it_is_not_half() -> None:
+    text = dry_run_report("HEAD", _outcome("anthropic", batch=True), Filters())
+    assert "at batch prices" in text
+    assert "repair" in text and "cache" in text
+
+
+def test_unknown_filter_value_names_the_known_ones() -> None:
+    check_filter("--criterion", None, {"a"})
+    check_filter("--criterion", "a", {"a", "b"})
+    with pytest.raises(AgentsError, match=r"unknown --criterion 'x'; known: a, b$"):
+        check_filter("--criterion", "x", {"b", "a"})
+
+
+def test_budget_stop_line_names_the_reservation() -> None:
+    t = Tally(stopped_by="budget", reserved_usd=0.0312, in_flight=3)
+    assert "$0.0312 was reserved for 3 call(s) in flight" in stop_line(t, 1.0)
+    assert "would pass the budget ($1)" in stop_line(Tally(stopped_by="budget"), 1.0)
