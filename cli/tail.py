@@ -11,6 +11,7 @@ from typing import Any
 import orjson
 from aiokafka import AIOKafkaConsumer
 
+from cli.argtypes import positive_float, positive_int
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 from streams.topics import assign_all
@@ -23,8 +24,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        "nothing. Follows until Ctrl-C unless --max or --idle-timeout stops it.")
     p.add_argument("topic")
     p.add_argument("--from-beginning", action="store_true", help="start at the earliest offset")
-    p.add_argument("--max", type=int, default=None, metavar="N", help="stop after N records")
-    p.add_argument("--idle-timeout", type=float, default=None, metavar="S",
+    p.add_argument("--max", type=positive_int, default=None, metavar="N",
+                   help="stop after N records")
+    p.add_argument("--idle-timeout", type=positive_float, default=None, metavar="S",
                    help="stop after S seconds without a new record")
     p.add_argument("--meta", action="store_true",
                    help="wrap each value with partition, offset, key and headers")

@@ -71,8 +71,8 @@ def cost_usd(usage: TokenUsage, model: str, llm: LLMSettings, *, batch: bool = F
     """What ``usage`` cost. ``input_tokens`` excludes cache reads and writes (API semantics).
     A reply naming a model the catalogue lacks is priced as the configured model (checked at
     start), with one warning."""
-    if model == OFFLINE_MODEL:
-        return 0.0
+    if model == OFFLINE_MODEL or usage == TokenUsage():
+        return 0.0  # nothing was paid (offline, or settled in code: type drift)
     cat = catalogue.load(llm.models_file)
     entry = cat.find(model)
     if entry is None:
