@@ -9,13 +9,12 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaProducer
 from pydantic import ValidationError
 
 from schemas.errors import describe
 from schemas.registry import CONTRACTS, TopicContract
 from streams.settings import Settings
-from streams.topics import ensure_topics
+from streams.topics import ensure_topics, send_all
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -75,14 +74,7 @@ def validate(lines: list[bytes], contract: TopicContract | None) -> tuple[list[R
 async def send(settings: Settings, topic: str, records: list[Record]) -> int:
     """Create TOPIC if needed and send already-validated records; returns how many."""
     await ensure_topics(settings, extra=[topic])
-    producer = AIOKafkaProducer(bootstrap_servers=settings.kafka.bootstrap_servers,
-                                acks="all", enable_idempotence=True, linger_ms=5)
-    await producer.start()
-    try:
-        futures = [await producer.send(topic, value=value, key=key) for key, value in records]
-        await asyncio.gather(*futures)
-    finally:
-        await producer.stop()
+    await send_all(settings.kafka.bootstrap_servers, topic, records)
     return len(records)
 
 

@@ -98,7 +98,7 @@ async def send_all(bootstrap: str, topic: str,
                    records: Sequence[tuple[bytes | None, bytes]]) -> None:
     """Produce ``(key, value)`` records in order and wait until the broker has them all."""
     producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=10,
-                                max_batch_size=256 * 1024)
+                                enable_idempotence=True, max_batch_size=256 * 1024)
     await producer.start()
     try:
         futures = [await producer.send(topic, value=v, key=k) for k, v in records]
