@@ -5,10 +5,15 @@
 labels are the Grafana dashboard's contract) and accumulates the tokens, calls and cost that
 the output record carries in its ``usage`` (:meth:`LLMSession.usage_record`). A call answered
 through the Message Batches API (``LLMResponse.batch``) is priced with the batch discount.
+
+:func:`track_paid` lets a caller that runs one input per task (the replay) learn what every
+answered call of that input cost, also when the input ends in a dead letter and no output
+carries a ``usage``: the session adds each price to the task's :class:`Paid`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import dataclasses
 
 from agents.errors import LLMError
@@ -17,6 +22,25 @@ from agents.providers.factory import cost_usd
 from schemas.chart_review import Usage
 from streams.metrics import Metrics
 from streams.settings import LLMSettings
+
+
+@dataclasses.dataclass
+class Paid:
+    """What the answered calls of the current task's input cost."""
+
+    usd: float = 0.0
+    calls: int = 0
+
+
+_PAID: contextvars.ContextVar[Paid | None] = contextvars.ContextVar("llm_paid", default=None)
+
+
+def track_paid() -> Paid:
+    """Start counting the paid calls of the input handled by the current task (each record
+    runs in its own task, so concurrent inputs never mix)."""
+    paid = Paid()
+    _PAID.set(paid)
+    return paid
 
 
 class LLMSession:
@@ -45,8 +69,13 @@ class LLMSession:
         if resp.batch:
             self.batch_usage += resp.usage
         self.model = resp.model or self.model
+        u = resp.usage
+        cost = cost_usd(u, resp.model or self.model, self.llm, batch=resp.batch)
+        paid = _PAID.get()
+        if paid is not None:
+            paid.calls += resp.attempts
+            paid.usd += cost
         if m is not None:
-            u = resp.usage
             m.llm_calls.labels(self.worker, name, "ok").inc()
             m.llm_latency.labels(self.worker, name).observe(resp.latency_ms / 1000)
             for kind, n in (("input", u.input_tokens), ("output", u.output_tokens),
@@ -54,7 +83,6 @@ class LLMSession:
                             ("cache_write", u.cache_creation_input_tokens)):
                 if n:
                     m.llm_tokens.labels(self.worker, name, kind).inc(n)
-            cost = cost_usd(u, resp.model or self.model, self.llm, batch=resp.batch)
             if cost:
                 m.llm_cost.labels(self.worker, name).inc(cost)
         return resp

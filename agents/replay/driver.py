@@ -22,7 +22,7 @@ import orjson
 from aiokafka import TopicPartition
 
 from agents.providers.base import LLMRequest
-from agents.replay import meter
+from agents.providers.session import track_paid
 from agents.replay.estimate import Estimator
 from streams.errors import BadRecord
 from streams.metrics import Metrics
@@ -149,7 +149,7 @@ class Replay:
                 raise Deferred
         self._reserved += reserve
         self._flying += 1
-        paid = meter.start()  # every paid call counts, also when the record dead-letters
+        paid = track_paid()  # every paid call counts, also when the record dead-letters
         try:
             outputs = await self.t.handler(rec)
         except BaseException as exc:

@@ -21,7 +21,6 @@ from agents.providers.startup import check_provider
 from agents.replay.batch import PresetProvider, run_batch
 from agents.replay.driver import Replay, Tally, Target
 from agents.replay.estimate import Estimate, Estimator, output_per_call
-from agents.replay.meter import MeteredProvider
 from agents.replay.targets import (
     Filters,
     check_filter,
@@ -120,8 +119,7 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
         await check_provider(provider, settings.llm, metrics)
         await ensure_topics(settings)
         preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
-        metered = MeteredProvider(preset or provider, settings.llm)
-        target, series = await _target(settings, metered, metrics, opts)
+        target, series = await _target(settings, preset or provider, metrics, opts)
         group = group_name(opts.worker, target.version, opts.filters.as_dict())
 
         async def replan() -> Plan:

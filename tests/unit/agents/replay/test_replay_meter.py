@@ -1,5 +1,6 @@
 """Every paid call of a replay counts against ``--budget-usd``, also the calls of a record
-that ends in a dead letter (an answer still invalid after its repair round-trip)."""
+that ends in a dead letter (an answer still invalid after its repair round-trip): the
+LLM session, the one accounting path, adds each price to the record's tally."""
 
 from __future__ import annotations
 
@@ -12,8 +13,8 @@ from aiokafka import TopicPartition
 
 from agents.providers.base import LLMRequest, LLMResponse, TokenUsage
 from agents.providers.factory import cost_usd
+from agents.providers.session import LLMSession
 from agents.replay.driver import Replay, Target
-from agents.replay.meter import MeteredProvider
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.replay_plan import Plan
@@ -42,13 +43,15 @@ class Reserve:
         self.est.usd += self.per
 
 
-def _replay(provider: MeteredProvider, budget: float, reserve: float) -> Replay:
+def _replay(budget: float, reserve: float) -> Replay:
+    settings = Settings()
+
     async def handler(rec: Any) -> list[Any]:  # a call, a repair, still invalid
-        await provider.complete(LLMRequest(system=(), messages=(), max_tokens=10))
-        await provider.complete(LLMRequest(system=(), messages=(), max_tokens=10))
+        session = LLMSession(Paid(), settings.llm, None, "judge")  # as judge and debrief do
+        await session.complete(LLMRequest(system=(), messages=(), max_tokens=10))
+        await session.complete(LLMRequest(system=(), messages=(), max_tokens=10))
         raise BadRecord("invalid_output", "after one repair round-trip: not JSON")
 
-    settings = Settings()
     target = Target(worker="judge", version="judge-v3+x", input_topic="jobs",
                     output_topic="results", handler=handler, decode=lambda v: v,
                     result_id=lambda item: str(item), published=lambda rid: False,
@@ -62,8 +65,7 @@ def _replay(provider: MeteredProvider, budget: float, reserve: float) -> Replay:
 async def test_failed_records_are_paid_for_and_stop_the_budget() -> None:
     settings = Settings()
     one = 2 * cost_usd(USAGE, MODEL, settings.llm)  # the call and its repair
-    run = _replay(MeteredProvider(Paid(), settings.llm), budget=2.5 * one,
-                  reserve=one)
+    run = _replay(budget=2.5 * one, reserve=one)
     for offset in range(2):
         with pytest.raises(BadRecord):
             await asyncio.create_task(run._handle(SimpleNamespace(
