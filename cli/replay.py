@@ -8,6 +8,7 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 
+from cli.replay_console import Console, replay_console
 from cli.replay_llm import add_kinds
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.replay_dlq import Replayer, Tally
@@ -52,9 +53,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     replayer = Replayer(settings, args.topic, args.error_type, args.dry_run)
     tty = sys.stderr.isatty()
-    t = asyncio.run(replayer.run(_progress(args.dry_run) if tty else None))
-    if tty:
-        sys.stderr.write("\n")
+    console = Console()  # the progress line never shares a line with a log record
+    with replay_console(console):
+        t = asyncio.run(replayer.run(console.wrap(_progress(args.dry_run)) if tty else None))
+    console.end()
     verb = "would re-drive" if args.dry_run else "re-drove"
     print(f"{args.topic}: {verb} {sum(t.redriven.values())} ({_counts(t.redriven)}) "
           f"to {_counts(t.targets)}; already re-driven {sum(t.already.values())}; "
