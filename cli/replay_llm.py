@@ -36,6 +36,9 @@ def add_kinds(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-a
         p = kinds.add_parser(worker, help=f"re-{worker} {topic} under the current prompt",
                              description=_DESC.format(topic=topic))
         start = p.add_mutually_exclusive_group()
+        # DESIGN's spelling of the default (the whole topic), kept so its commands work
+        start.add_argument("--from-beginning", action="store_true",
+                           help="the whole topic (the default)")
         start.add_argument("--since", metavar="TIME", type=_arg(parse_since),
                            help="only records written at or after TIME (ISO 8601; UTC if no "
                            "zone); first run of a version only")
