@@ -3,13 +3,27 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 
 from aiokafka.errors import KafkaConnectionError, KafkaError
 from pydantic import ValidationError
 
+from agents.replay import cli as replay_cli
+from cli import (
+    bench,
+    broker,
+    compare,
+    config,
+    dashboard,
+    demo,
+    llm,
+    produce,
+    schemas,
+    skill,
+    tail,
+    worker,
+)
 from cli.logs import setup_logging
 from schemas.errors import describe
 from schemas.skill import SkillError
@@ -18,8 +32,9 @@ from streams.settings import Settings
 from streams.worker_main import ExitCode
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
-COMMANDS = ("demo", "broker", "worker", "produce", "tail", "compare", "replay", "schemas",
-            "bench", "config", "skill", "llm", "dashboard")
+#: A feature with a command of its own keeps it in its package (``agents.replay.cli``).
+COMMANDS = (demo, broker, worker, produce, tail, compare, replay_cli, schemas, bench, config,
+            skill, llm, dashboard)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -33,8 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
                         "(default: $JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS)")
     parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default INFO)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    for name in COMMANDS:
-        importlib.import_module(f"cli.{name}").add_parser(sub)
+    for command in COMMANDS:
+        command.add_parser(sub)
     return parser
 
 

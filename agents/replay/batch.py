@@ -22,11 +22,11 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.providers.base import LLMRequest, LLMResponse
+from agents.replay.batch_log import record, recorded
 from agents.replay.driver import Replay, Tally, Target
+from agents.replay.plan import Plan, read_range
 from streams.errors import BadRecord
 from streams.metrics import Metrics
-from streams.replay_batches import record, recorded
-from streams.replay_plan import Plan, read_range
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)

@@ -1,5 +1,5 @@
 """Run a replay: the live worker's own handler under a replay consumer group (see
-:mod:`streams.replay_plan`), with the range, the filters, the skip of what this version
+:mod:`agents.replay.plan`), with the range, the filters, the skip of what this version
 already published, a USD budget and a progress callback around it. No second judge loop:
 every job that is processed goes through exactly the code the worker runs.
 
@@ -24,9 +24,9 @@ from aiokafka import TopicPartition
 from agents.providers.base import LLMRequest
 from agents.providers.session import track_paid
 from agents.replay.estimate import Estimator
+from agents.replay.plan import Plan
 from streams.errors import BadRecord
 from streams.metrics import Metrics
-from streams.replay_plan import Plan
 from streams.runner import ConcurrentWorker, Deferred, Handler, Output
 from streams.settings import Settings
 

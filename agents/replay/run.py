@@ -21,6 +21,7 @@ from agents.providers.startup import check_provider
 from agents.replay.batch import PresetProvider, run_batch
 from agents.replay.driver import Replay, Tally, Target
 from agents.replay.estimate import Estimate, Estimator, output_per_call
+from agents.replay.plan import Plan, group_name, plan, read_range
 from agents.replay.targets import (
     Filters,
     check_filter,
@@ -30,7 +31,6 @@ from agents.replay.targets import (
 )
 from streams.errors import BadRecord
 from streams.metrics import Metrics
-from streams.replay_plan import Plan, group_name, plan, read_range
 from streams.settings import Settings
 from streams.topics import ensure_topics
 

@@ -109,7 +109,7 @@ async def test_progress_line_on_a_terminal_only(bootstrap: str) -> None:
 
 
 async def test_a_run_killed_after_a_batch_resumes_without_duplicates(bootstrap: str) -> None:
-    from streams.replay_dlq import Replayer, Tally
+    from agents.replay.dlq import Replayer, Tally
 
     s = test_settings(bootstrap)
     await ensure_topics(s)

@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from agents.providers.anthropic import AnthropicProvider
+from agents.replay.dlq import Replayer
 from agents.replay.run import Options, replay
-from streams.replay_dlq import Replayer
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, values
 from tests.integration.test_judge_worker import GOOD, judge_settings, record

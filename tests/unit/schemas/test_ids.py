@@ -11,11 +11,11 @@ import pytest
 
 from agents.debrief.grader import evaluation_id
 from agents.judge.versioning import result_id
+from agents.replay.plan import group_name
 from agents.versioning import VersionInputs, prompt_version
 from agents.versioning import result_id as agents_result_id
 from schemas.ids import canonical_json, derive_id
 from schemas.skill import load_skill
-from streams.replay_plan import group_name
 from streams.settings import Settings
 from tests.integration.sample import load_sample, reference_ids
 from tests.unit.agents.calibrate import scenario as sc

@@ -15,9 +15,9 @@ from agents.providers.base import LLMRequest, LLMResponse, TokenUsage
 from agents.providers.factory import cost_usd
 from agents.providers.session import LLMSession
 from agents.replay.driver import Replay, Target
+from agents.replay.plan import Plan
 from streams.errors import BadRecord
 from streams.metrics import Metrics
-from streams.replay_plan import Plan
 from streams.runner import Deferred
 from streams.settings import Settings
 

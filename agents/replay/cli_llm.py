@@ -8,9 +8,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from agents.replay.plan import parse_offsets, parse_since
 from streams.errors import StreamsError
 from streams.fetch_backoff import install_idle_fetch_backoff
-from streams.replay_plan import parse_offsets, parse_since
 from streams.settings import Settings
 from streams.worker_main import ExitCode
 
@@ -104,9 +104,9 @@ def stop_line(t: Any, budget: float) -> str:
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.errors import AgentsError
+    from agents.replay.console import Console, replay_console
     from agents.replay.run import Options, progress_line, replay
     from agents.replay.targets import Filters
-    from cli.replay_console import Console, replay_console
 
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     if args.budget_usd is not None and args.budget_usd <= 0:

@@ -8,7 +8,7 @@ import logging
 
 import pytest
 
-from cli.replay_console import Console, replay_console
+from agents.replay.console import Console, replay_console
 
 
 def _setup(level: int) -> tuple[io.StringIO, logging.Handler]:

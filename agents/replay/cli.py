@@ -8,10 +8,10 @@ import sys
 from collections import Counter
 from collections.abc import Callable
 
-from cli.replay_console import Console, replay_console
-from cli.replay_llm import add_kinds
+from agents.replay.cli_llm import add_kinds
+from agents.replay.console import Console, replay_console
+from agents.replay.dlq import Replayer, Tally
 from streams.fetch_backoff import install_idle_fetch_backoff
-from streams.replay_dlq import Replayer, Tally
 from streams.settings import Settings
 
 

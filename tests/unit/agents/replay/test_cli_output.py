@@ -6,12 +6,12 @@ from __future__ import annotations
 import pytest
 
 from agents.errors import AgentsError
+from agents.replay.cli_llm import dry_run_report, stop_line
 from agents.replay.driver import Tally
 from agents.replay.estimate import Estimate
+from agents.replay.plan import Plan
 from agents.replay.run import Outcome
 from agents.replay.targets import Filters, check_filter
-from cli.replay_llm import dry_run_report, stop_line
-from streams.replay_plan import Plan
 
 
 def _outcome(provider: str, *, batch: bool = False) -> Outcome:
