@@ -28,8 +28,8 @@ from cli.produce import produce
 from streams.settings import Settings
 from streams.topics import ensure_topics, send_all
 from tests.helpers import collect
-from tests.integration.browser import launch
 from tools.broker import EmbeddedBroker
+from tools.browser import launch
 from tools.dashboard_launch import start_dashboard
 from tools.demo.run import demo_settings, expectations, follow, input_batches, workers
 

@@ -15,7 +15,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.integration.browser import launch
+from tools.browser import launch
 
 
 async def main(url: str, out: Path) -> None:

@@ -18,7 +18,7 @@ import pytest
 
 from streams.topics import ensure_topics
 from tests.helpers import produce, test_settings
-from tests.integration.browser import launch, missing_reason
+from tools.browser import launch, missing_reason
 from tools.dashboard_launch import start_dashboard
 
 pytestmark = [pytest.mark.integration,

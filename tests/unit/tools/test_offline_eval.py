@@ -1,4 +1,4 @@
-"""The offline judge against the sample's ground truth (``python -m agents.judge.offline_eval``)."""
+"""The offline judge against the sample's ground truth (``python -m tools.bench.offline_eval``)."""
 
 from __future__ import annotations
 
@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from agents.judge.offline_eval import evaluate, expected_correctness, sample_jobs
 from streams.settings import Settings
 from tests.unit.agents.judge.fixtures import answer, job
+from tools.bench.offline_eval import evaluate, expected_correctness, sample_jobs
 
 
 @pytest.mark.parametrize(("kind", "right", "expected"), [

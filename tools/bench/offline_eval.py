@@ -1,4 +1,4 @@
-"""``python -m agents.judge.offline_eval``: the offline judge against the sample's ground truth.
+"""``python -m tools.bench.offline_eval``: the offline judge against the sample's ground truth.
 
 Every sample cell the detector turns into a judge job (latest answer per agent, decided by
 :func:`streams.detect.decide.decide`) is judged by :class:`Judge` with the offline provider
