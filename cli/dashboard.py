@@ -10,7 +10,7 @@ from cli.argtypes import port, positive_int
 from dashboard.security import TOKEN_ENV
 from streams.settings import Settings
 
-MODULE = "dashboard.cli"
+MODULE = "dashboard.serve"
 DEFAULT_PORT = 8765
 
 
