@@ -1,16 +1,18 @@
-"""``judgeflow dashboard``: argument parsing here; the page lives in the ``dashboard``
-package (above ``agents`` in the layering), imported by name only when the command runs."""
+"""``judgeflow dashboard``: the command's arguments and its run; the page itself (server,
+feed, web app) lives in the ``dashboard`` package."""
 
 from __future__ import annotations
 
 import argparse
-import importlib
+import asyncio
+import os
+import sys
 
 from cli.argtypes import port, positive_int
-from dashboard.security import TOKEN_ENV
+from dashboard.security import TOKEN_ENV, check_bind
+from dashboard.serve import serve
 from streams.settings import Settings
 
-MODULE = "dashboard.serve"
 DEFAULT_PORT = 8765
 
 
@@ -39,4 +41,20 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    return int(importlib.import_module(MODULE).run(args, settings))
+    token = os.environ.get(TOKEN_ENV) or None
+    try:
+        check_bind(args.host, token)
+        if args.window < 1:
+            raise ValueError("--window must be at least 1")
+    except ValueError as exc:
+        print(f"judgeflow dashboard: {exc}", file=sys.stderr)
+        return 2
+    try:
+        asyncio.run(serve(settings, host=args.host, port=args.port,
+                          from_beginning=args.from_beginning, window=args.window,
+                          token=token, out=sys.stdout))
+    except (OSError, OverflowError) as exc:
+        print(f"judgeflow dashboard: cannot listen on {args.host}:{args.port}: "
+              f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
+        return 1
+    return 0

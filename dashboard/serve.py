@@ -1,21 +1,19 @@
-"""``judgeflow dashboard``: serve the live review page until Ctrl-C or SIGTERM."""
+"""The live review page's server: bind, follow the topics, serve until stopped (Ctrl-C or
+SIGTERM). ``judgeflow dashboard`` (``cli/dashboard.py``) parses the arguments and calls it."""
 
 from __future__ import annotations
 
-import argparse
 import asyncio
 import contextlib
 import logging
-import os
 import signal
-import sys
 from typing import TextIO
 
 from aiohttp import web
 
 from agents.context.charts import ChartStore
 from dashboard.feed import FeedStatus, Hub, run_feed
-from dashboard.security import TOKEN_ENV, AccessLogger, access_log, check_bind
+from dashboard.security import AccessLogger, access_log
 from dashboard.web import State, create_app
 from dashboard.window import Window
 from streams.fetch_backoff import install_idle_fetch_backoff
@@ -55,22 +53,3 @@ async def serve(settings: Settings, *, host: str, port: int, from_beginning: boo
                 await feed
         await runner.cleanup()
 
-
-def run(args: argparse.Namespace, settings: Settings) -> int:
-    token = os.environ.get(TOKEN_ENV) or None
-    try:
-        check_bind(args.host, token)
-        if args.window < 1:
-            raise ValueError("--window must be at least 1")
-    except ValueError as exc:
-        print(f"judgeflow dashboard: {exc}", file=sys.stderr)
-        return 2
-    try:
-        asyncio.run(serve(settings, host=args.host, port=args.port,
-                          from_beginning=args.from_beginning, window=args.window,
-                          token=token, out=sys.stdout))
-    except (OSError, OverflowError) as exc:
-        print(f"judgeflow dashboard: cannot listen on {args.host}:{args.port}: "
-              f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
-        return 1
-    return 0
