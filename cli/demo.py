@@ -8,8 +8,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from agents.settings import Settings
 from cli.argtypes import port, positive_float
-from streams.settings import Settings
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]

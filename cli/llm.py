@@ -15,8 +15,8 @@ import os
 from collections.abc import Iterator
 from typing import Any
 
+from agents.settings import Settings
 from cli.argtypes import positive_int
-from streams.settings import Settings
 
 KINDS = ("judge", "debrief")
 

@@ -10,6 +10,7 @@ from aiokafka.errors import KafkaConnectionError, KafkaError
 from pydantic import ValidationError
 
 from agents.replay import cli as replay_cli
+from agents.settings import Settings
 from cli import (
     bench,
     broker,
@@ -28,7 +29,6 @@ from cli.logs import setup_logging
 from schemas.errors import describe
 from schemas.skill import SkillError
 from streams.errors import StreamsError
-from streams.settings import Settings
 from streams.worker_main import ExitCode
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.

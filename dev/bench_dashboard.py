@@ -24,8 +24,8 @@ import orjson
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.settings import Settings
 from cli.produce import produce
-from streams.settings import Settings
 from streams.topics import ensure_topics, send_all
 from tests.helpers import collect
 from tools.broker import EmbeddedBroker

@@ -78,7 +78,7 @@ class PartitionOffsets:
 class ConcurrentWorker:
     def __init__(self, settings: Settings, *, name: str, topic: str, group_id: str,
                  handler: Handler, concurrency: int, metrics: Metrics,
-                 max_poll_records: int | None = None,
+                 call_deadline_seconds: float, max_poll_records: int | None = None,
                  max_input_bytes: int = limits.MAX_INPUT_RECORD_BYTES) -> None:
         self.settings = settings
         self.name = name
@@ -90,9 +90,11 @@ class ConcurrentWorker:
         self.dlq_topic = settings.topics.dlq(topic)
         self.max_poll = max_poll_records or max(2 * concurrency, 16)
         self.max_input_bytes = max_input_bytes
-        #: No handler call may hold a slot longer than this (a few LLM deadlines: a call and
+        #: The deadline of one call the handler makes (``llm.deadline_seconds``).
+        self.call_deadline = call_deadline_seconds
+        #: No handler call may hold a slot longer than this (a few call deadlines: a call and
         #: its repair round-trip); past it the record is dead-lettered, the slot freed.
-        self.handler_timeout = limits.HANDLER_DEADLINES * settings.llm.deadline_seconds + 5.0
+        self.handler_timeout = limits.HANDLER_DEADLINES * call_deadline_seconds + 5.0
         self.stop_event = asyncio.Event()
         self._parts: dict[TopicPartition, PartitionOffsets] = {}
         self._tasks: set[asyncio.Task[None]] = set()
@@ -288,8 +290,8 @@ class ConcurrentWorker:
 
     @property
     def drain_seconds(self) -> float:
-        """How long a stop or rebalance waits for in-flight records: one LLM deadline."""
-        return self.settings.llm.deadline_seconds + 5.0
+        """How long a stop or rebalance waits for in-flight records: one call deadline."""
+        return self.call_deadline + 5.0
 
     async def _drain(self) -> None:
         if self._tasks:

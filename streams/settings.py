@@ -1,4 +1,7 @@
-"""The one ``Settings`` object (pydantic-settings). Read once in ``main()`` and passed down.
+"""The streams layer's ``Settings`` (pydantic-settings): Kafka, topics, groups, detect.
+
+The LLM seam adds its own section on top (``agents.settings.Settings``, the one object read
+once in ``main()`` and passed down); code in this layer sees only these fields.
 
 Environment names (prefix ``JUDGEFLOW_``, nested groups joined with ``__``) are part of the
 interface: operators and deploy manifests set them. See docs/configuration.md.
@@ -7,7 +10,7 @@ interface: operators and deploy manifests set them. See docs/configuration.md.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -61,42 +64,6 @@ class GroupSettings(BaseModel):
     calibrate: str = "judgeflow-calibrate"
 
 
-class LLMSettings(BaseModel):
-    provider: Literal["anthropic", "offline"] = "offline"
-    #: Must be in the model catalogue (agents/providers/models.json or ``models_file``).
-    model: str = "claude-sonnet-5-5"
-    #: Output budget per call. Adaptive-thinking models spend part of it thinking, so it is
-    #: sized for thinking plus the answer; the API bills only what is generated.
-    max_tokens: int = Field(default=16_000, ge=64)
-    #: Budget of the one retry after a reply stopped at ``max_tokens`` (debrief repair).
-    repair_max_tokens: int = Field(default=32_000, ge=64)
-    #: ``output_config.effort`` for models that accept it; unset = the model's default.
-    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
-    #: A JSON model catalogue whose entries add to / replace the packaged ones.
-    models_file: Path | None = None
-    #: Prompt-cache lifetime asked for (``cache_control.ttl``); priced accordingly.
-    cache_ttl: Literal["5m", "1h"] = "5m"
-    #: Count each distinct cacheable prefix once (count_tokens) and log whether it caches.
-    check_cache_prefixes: bool = True
-    #: Our own deadline for one LLM request including the SDK's retries, in seconds.
-    deadline_seconds: float = Field(default=60.0, gt=0)
-    #: SDK-level retries. 0: the SDK honours retry-after without a cap and its retries are
-    #: invisible to our limiter; every retry runs in agents.providers.limits instead.
-    sdk_max_retries: int = Field(default=0, ge=0, le=5)
-    #: Our retries of retryable failures within the deadline.
-    max_attempts: int = Field(default=4, ge=1)
-    concurrency: int = Field(default=8, ge=1)
-    requests_per_minute: int = Field(default=50, ge=1)
-    #: Max characters of patient notes placed in one judge prompt.
-    context_budget_chars: int = Field(default=24_000, ge=1000)
-    #: Ask for structured output (JSON schema); off = plain text with sentinels (gateways
-    #: or models without structured outputs). Answers are re-validated either way.
-    structured_output: bool = True
-    #: Our retry backoff when the server gives no retry-after: base * 2^(attempt-1), capped.
-    backoff_base_seconds: float = Field(default=1.0, ge=0)
-    backoff_max_seconds: float = Field(default=30.0, ge=0)
-
-
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="JUDGEFLOW_",
@@ -108,7 +75,6 @@ class Settings(BaseSettings):
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
     topics: TopicSettings = Field(default_factory=TopicSettings)
     groups: GroupSettings = Field(default_factory=GroupSettings)
-    llm: LLMSettings = Field(default_factory=LLMSettings)
 
     skill_dir: Path = SAMPLE_DIR / "skill"
     charts_dir: Path = SAMPLE_DIR / "charts"

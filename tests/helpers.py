@@ -15,7 +15,8 @@ from typing import Any
 import orjson
 from aiokafka import AIOKafkaConsumer
 
-from streams.settings import Settings, TopicSettings
+from agents.settings import Settings
+from streams.settings import TopicSettings
 from streams.topics import assign_all, send_all
 from tools.subproc import WorkerProcess, settings_env
 

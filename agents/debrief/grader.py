@@ -29,6 +29,7 @@ from agents.errors import InvalidOutput, LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider
 from agents.providers.factory import is_offline
 from agents.providers.session import LLMSession
+from agents.settings import Settings
 from agents.versioning import result_id
 from schemas.chart_review import ValidationProblem
 from schemas.errors import describe
@@ -42,7 +43,6 @@ from schemas.medkit import (
 )
 from streams.errors import BadRecord
 from streams.metrics import Metrics
-from streams.settings import Settings
 
 log = logging.getLogger(__name__)
 

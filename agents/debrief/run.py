@@ -11,11 +11,11 @@ from agents.debrief.handler import DebriefHandler
 from agents.errors import AgentsError
 from agents.providers.factory import make_provider, require_credentials
 from agents.providers.startup import check_provider
+from agents.settings import Settings
 from streams import worker_main
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from streams.worker_main import serve_until
 
@@ -37,7 +37,8 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
     handler = DebriefHandler(grader, topics.case_evaluations, produced)
     worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
                               group_id=settings.groups.debrief, handler=handler,
-                              concurrency=settings.llm.concurrency, metrics=metrics)
+                              concurrency=settings.llm.concurrency, metrics=metrics,
+                              call_deadline_seconds=settings.llm.deadline_seconds)
     log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
              provider.name, grader.prompt_version, len(produced))
     await serve_until(worker, stop, provider)

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from agents import framing
 from agents.debrief import autorubric, bands, offline, prompt, safety, scores, validate
+from agents.settings import Settings
 from agents.versioning import VersionInputs, prompt_version, source
-from streams.settings import Settings
 
 
 def debrief_version(settings: Settings, provider: str, model: str) -> str:

@@ -38,11 +38,11 @@ from agents.judge.versioning import prompt_version, result_id, typedrift_version
 from agents.providers.base import LLMRequest, LLMResponse, Provider
 from agents.providers.factory import is_offline
 from agents.providers.session import LLMSession
+from agents.settings import Settings
 from agents.transient import LLMUnavailable, is_transient
 from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, ValidationProblem
 from schemas.skill import Criterion, Skill
 from streams.metrics import Metrics
-from streams.settings import Settings
 
 log = logging.getLogger(__name__)
 WORKER = "judge"

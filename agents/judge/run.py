@@ -23,6 +23,7 @@ from agents.judge.judge import Judge
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.startup import check_provider
+from agents.settings import Settings
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.errors import describe
 from schemas.skill import load_skill
@@ -33,7 +34,6 @@ from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker, Output
 from streams.series import result_headers
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from streams.worker_main import serve_until
 
@@ -96,7 +96,8 @@ async def serve(settings: Settings, provider: Provider | None = None,
     worker = ConcurrentWorker(
         settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,
         handler=make_handler(judge, ledger, settings.topics.judge_results),
-        concurrency=settings.llm.concurrency, metrics=metrics)
+        concurrency=settings.llm.concurrency, metrics=metrics,
+        call_deadline_seconds=settings.llm.deadline_seconds)
     log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
              provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
     await serve_until(worker, stop, provider)

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 from agents import framing
 from agents.judge import case, offline, output_schema, prompt, rules, typedrift, validate
+from agents.settings import Settings
 from agents.versioning import VersionInputs, source
 from agents.versioning import prompt_version as _version
 from agents.versioning import result_id as result_id
 from schemas.skill import Criterion, Skill
 from streams.detect import normalize
-from streams.settings import Settings
 
 #: Bump when the judge prompt changes on purpose (documented in README "Changing the prompt").
 LABEL = "judge-v3"

@@ -39,7 +39,7 @@ from agents.providers.anthropic_params import build_params, to_response
 from agents.providers.base import LLMRequest, LLMResponse
 from agents.providers.limits import Budget, RetryPolicy, call_with_retries
 from agents.providers.pacing import Cost
-from streams.settings import LLMSettings
+from agents.providers.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 __all__ = ["AnthropicProvider", "build_params", "classify", "to_response"]

@@ -17,7 +17,8 @@ import logging
 from agents.errors import AgentsError, LLMError
 from agents.providers import catalogue
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
-from streams.settings import LLMSettings, Settings
+from agents.providers.settings import LLMSettings
+from agents.settings import Settings
 
 log = logging.getLogger(__name__)
 OFFLINE_MODEL = "offline-heuristic-v1"

@@ -19,9 +19,9 @@ import dataclasses
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd
+from agents.providers.settings import LLMSettings
 from schemas.chart_review import Usage
 from streams.metrics import Metrics
-from streams.settings import LLMSettings
 
 
 @dataclasses.dataclass

@@ -25,9 +25,9 @@ from typing import Any
 from agents.errors import AgentsError, LLMError
 from agents.providers.base import LLMRequest, Provider
 from agents.providers.factory import is_offline, model_entry
+from agents.providers.settings import LLMSettings
 from schemas.ids import derive_id
 from streams.metrics import Metrics
-from streams.settings import LLMSettings
 
 log = logging.getLogger(__name__)
 

@@ -25,9 +25,9 @@ from agents.providers.base import LLMRequest, LLMResponse
 from agents.replay.batch_log import record, recorded
 from agents.replay.driver import Replay, Tally, Target
 from agents.replay.plan import Plan, read_range
+from agents.settings import Settings
 from streams.errors import BadRecord
 from streams.metrics import Metrics
-from streams.settings import Settings
 
 log = logging.getLogger(__name__)
 MAX_ROUNDS = 4

@@ -9,9 +9,9 @@ from collections.abc import Callable
 from typing import Any
 
 from agents.replay.plan import parse_offsets, parse_since
+from agents.settings import Settings
 from streams.errors import StreamsError
 from streams.fetch_backoff import install_idle_fetch_backoff
-from streams.settings import Settings
 from streams.worker_main import ExitCode
 
 _DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "

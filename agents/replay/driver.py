@@ -25,10 +25,10 @@ from agents.providers.base import LLMRequest
 from agents.providers.session import track_paid
 from agents.replay.estimate import Estimator
 from agents.replay.plan import Plan
+from agents.settings import Settings
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.runner import ConcurrentWorker, Deferred, Handler, Output
-from streams.settings import Settings
 
 log = logging.getLogger(__name__)
 
@@ -95,7 +95,8 @@ class Replay:
         self.worker = ConcurrentWorker(
             settings, name=f"replay-{target.worker}", topic=target.input_topic,
             group_id=plan.group, handler=self._handle,
-            concurrency=settings.llm.concurrency, metrics=metrics)
+            concurrency=settings.llm.concurrency, metrics=metrics,
+        call_deadline_seconds=settings.llm.deadline_seconds)
 
     async def run(self) -> Tally:
         if self.tally.total:

@@ -24,9 +24,9 @@ from typing import Any
 
 from agents.providers.base import LLMRequest, TokenUsage
 from agents.providers.factory import cost_usd
+from agents.providers.settings import LLMSettings
 from agents.providers.startup import prefix_key
 from streams.series import Series
-from streams.settings import LLMSettings
 
 #: output tokens per call when no earlier result says better (documented in the README)
 OUTPUT_TOKENS_PER_CALL = {"judge": 400, "debrief": 2500}

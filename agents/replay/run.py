@@ -29,9 +29,9 @@ from agents.replay.targets import (
     judge_target,
     min_cache,
 )
+from agents.settings import Settings
 from streams.errors import BadRecord
 from streams.metrics import Metrics
-from streams.settings import Settings
 from streams.topics import ensure_topics
 
 log = logging.getLogger(__name__)

@@ -16,13 +16,13 @@ from agents.judge.judge import Judge
 from agents.judge.run import decode_job, make_handler
 from agents.providers.factory import is_offline, model_entry
 from agents.replay.driver import Target
+from agents.settings import Settings
 from schemas.chart_review import JudgeJob
 from schemas.medkit import DebriefRequest
 from schemas.skill import load_skill
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.series import Series
-from streams.settings import Settings
 
 
 @dataclass(frozen=True)

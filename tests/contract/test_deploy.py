@@ -24,11 +24,11 @@ import pytest
 import yaml
 from pydantic import BaseModel
 
+from agents.settings import Settings
 from cli.dashboard import TOKEN_ENV
 from cli.main import build_parser
 from cli.worker import WORKERS
 from streams.metrics import Metrics
-from streams.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"

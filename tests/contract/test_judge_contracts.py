@@ -13,9 +13,9 @@ from agents.judge.judge import Judge, fallback_analysis
 from agents.judge.output_schema import FIELDS, POINTER_FIELDS, judge_output_schema
 from agents.judge.run import encode_result
 from agents.providers.factory import OfflineProvider
+from agents.settings import Settings
 from schemas.chart_review import EvidencePointer, JudgeAnalysis, JudgeResult
 from schemas.skill import load_skill
-from streams.settings import Settings
 from tests.unit.agents.judge.fixtures import disagreement, write_charts, write_skill
 
 

@@ -11,8 +11,8 @@ from pathlib import Path
 import orjson
 import pytest
 
+from agents.settings import Settings
 from streams.sampledata import DATA_DIR
-from streams.settings import Settings
 from tests.helpers import settings_env, test_settings
 from tools.broker import kafka_answers
 

@@ -11,9 +11,9 @@ import pytest
 
 from agents.debrief.grader import DebriefGrader
 from agents.providers.factory import make_provider
+from agents.settings import Settings
 from schemas.medkit import TOOL_NAME, CaseEvaluation, DebriefRequest
 from streams.errors import BadRecord
-from streams.settings import Settings
 from tests.unit.agents.debrief.support import attending, good_payload, sample
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 

@@ -14,8 +14,8 @@ import pytest
 
 from agents.debrief import summarize
 from agents.debrief.sampledata import REQUESTS_FILE
+from agents.settings import Settings
 from schemas.dlq import DeadLetterHeaders
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, values, worker
 from tests.helpers import test_settings as make_settings

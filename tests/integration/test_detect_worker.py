@@ -12,9 +12,9 @@ from typing import Any
 import orjson
 import pytest
 
+from agents.settings import Settings
 from schemas.dlq import DeadLetterHeaders
 from schemas.skill import load_skill
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, test_settings, values, wait_committed, worker
 from tests.integration.sample import Sample, load_sample, reference_jobs

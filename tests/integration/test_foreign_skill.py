@@ -14,8 +14,8 @@ from typing import Any
 import orjson
 import pytest
 
+from agents.settings import Settings
 from schemas.dlq import DeadLetterHeaders
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, settings_env, test_settings, values, worker
 

@@ -16,8 +16,8 @@ import pytest
 
 from agents.judge.run import serve
 from agents.providers.anthropic import AnthropicProvider
+from agents.settings import Settings
 from schemas.chart_review import JudgeJob
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, values, worker
 from tests.helpers import test_settings as make_settings

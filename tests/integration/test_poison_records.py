@@ -12,9 +12,9 @@ from typing import Any
 import orjson
 import pytest
 
+from agents.settings import Settings
 from schemas.dlq import DeadLetterHeaders
 from streams.limits import MAX_DLQ_RECORD_BYTES
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, values, wait_committed, worker
 from tests.helpers import test_settings as make_settings

@@ -12,8 +12,8 @@ from agents.providers.anthropic import AnthropicProvider
 from agents.providers.base import TokenUsage
 from agents.providers.factory import cost_usd
 from agents.replay.run import Options, replay
+from agents.settings import Settings
 from agents.versioning import label_of
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, values
 from tests.helpers import test_settings as make_settings

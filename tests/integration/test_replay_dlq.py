@@ -7,8 +7,8 @@ from __future__ import annotations
 import pytest
 from aiokafka import AIOKafkaProducer
 
+from agents.settings import Settings
 from schemas.dlq import dead_letter_headers
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.helpers import collect, test_settings
 from tests.integration.test_cli import run_cli

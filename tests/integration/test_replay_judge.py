@@ -19,9 +19,9 @@ import pytest
 from agents.judge.run import serve
 from agents.providers.anthropic import AnthropicProvider
 from agents.replay.run import Options, replay
+from agents.settings import Settings
 from agents.versioning import label_of
 from schemas.chart_review import JudgeJob
-from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, values
 from tests.integration.test_cli import run_cli

@@ -50,10 +50,11 @@ from agents.judge.run import serve
 from agents.providers.base import LLMRequest
 from agents.providers.factory import make_provider, model_entry
 from agents.providers.limits import Budget
+from agents.settings import Settings
 from cli.argtypes import non_negative_int, positive_float, positive_int
 from schemas.chart_review import AgentAnswer, JudgeJob
 from schemas.skill import load_skill
-from streams.settings import Settings, TopicSettings
+from streams.settings import TopicSettings
 from tools.bench import judge_tier as bench_tier
 from tools.bench.judge_fake import SLOW_MARK
 from tools.bench.verdict import goal

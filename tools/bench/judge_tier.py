@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.providers.factory import model_entry
+from agents.settings import Settings
 from cli.argtypes import non_negative_int, positive_float, positive_int
-from streams.settings import Settings
 from tools.bench.verdict import goal
 
 DIMENSIONS = {"requests": "rpm", "input-tokens": "itpm", "output-tokens": "otpm"}

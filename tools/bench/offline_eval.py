@@ -20,11 +20,11 @@ from typing import Any
 from agents.context.charts import ChartStore
 from agents.judge.judge import Judge
 from agents.providers.factory import OfflineProvider
+from agents.settings import Settings
 from schemas.chart_review import AgentAnswer, JudgeJob, JudgeResult
 from schemas.skill import load_skill
 from streams.detect.decide import decide
 from streams.detect.normalize import Invalid, to_json_value
-from streams.settings import Settings
 
 
 def sample_jobs(settings: Settings) -> list[tuple[JudgeJob, dict[str, Any]]]:

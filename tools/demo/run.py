@@ -21,7 +21,7 @@ from typing import Any
 import orjson
 from aiokafka import AIOKafkaConsumer
 
-from streams.settings import Settings
+from agents.settings import Settings
 from streams.topics import assign_all, ensure_topics
 from tools.broker import EmbeddedBroker
 from tools.demo.tally import Expect, Seen

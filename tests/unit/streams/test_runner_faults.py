@@ -51,7 +51,7 @@ def make(handler: Any, fail: list[BaseException] | None = None,
          deadline: float = 0.05) -> tuple[ConcurrentWorker, StubProducer]:
     s = test_settings("127.0.0.1:1", llm={"deadline_seconds": deadline})
     w = ConcurrentWorker(s, name="t", topic="in", group_id="g", handler=handler,
-                         concurrency=2, metrics=Metrics.create())
+                         concurrency=2, metrics=Metrics.create(), call_deadline_seconds=1.0)
     w.handler_timeout = 0.2
     producer = StubProducer(fail or [])
     w.producer = producer  # type: ignore[assignment]

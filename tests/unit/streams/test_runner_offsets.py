@@ -52,7 +52,8 @@ class RecordingConsumer:
 def worker() -> tuple[ConcurrentWorker, RecordingConsumer]:
     s = test_settings("127.0.0.1:1", llm={"deadline_seconds": 1.0})
     w = ConcurrentWorker(s, name="t", topic="in", group_id="g", handler=_never,
-                         concurrency=4, metrics=Metrics.create())
+                         concurrency=4, metrics=Metrics.create(),
+                         call_deadline_seconds=1.0)
     consumer = RecordingConsumer()
     w.consumer = consumer  # type: ignore[assignment]
     return w, consumer

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from agents.context.charts import ChartStore
 from agents.judge.validate import NEEDS_REVIEW, validate_analysis
+from agents.settings import Settings
 from schemas.skill import load_skill
-from streams.settings import Settings
 from tools.bench.judge import bench_jobs, judge_requests
 from tools.bench.judge_fake import analysis, case_of
 

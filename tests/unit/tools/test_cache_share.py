@@ -9,8 +9,8 @@ from agents.context.assemble import gather
 from agents.context.charts import ChartStore
 from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request
 from agents.providers.base import LLMRequest, SystemBlock
+from agents.settings import Settings
 from schemas.skill import load_skill
-from streams.settings import Settings
 from tools.bench.cache_share import cache_share
 from tools.bench.judge import bench_jobs
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from streams.settings import Settings
+from agents.settings import Settings
 from tests.unit.agents.judge.fixtures import answer, job
 from tools.bench.offline_eval import evaluate, expected_correctness, sample_jobs
 

@@ -9,9 +9,9 @@ from agents.debrief.grader import DebriefGrader, evaluation_id
 from agents.debrief.prompt import LABEL, SYSTEM
 from agents.debrief.versioning import debrief_version
 from agents.errors import LLMError
+from agents.settings import Settings
 from schemas.medkit import TOOL_NAME
 from streams.errors import BadRecord
-from streams.settings import Settings
 from tests.unit.agents.debrief.support import (
     ScriptedProvider,
     good_payload,

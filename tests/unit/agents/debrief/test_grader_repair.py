@@ -9,8 +9,8 @@ from dataclasses import replace
 import pytest
 
 from agents.debrief.grader import DebriefGrader
+from agents.settings import Settings
 from streams.errors import BadRecord
-from streams.settings import Settings
 from tests.unit.agents.debrief.support import (
     ScriptedProvider,
     good_payload,

@@ -12,10 +12,10 @@ from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
 from agents.errors import LLMError
 from agents.providers.factory import OfflineProvider
+from agents.settings import Settings
 from schemas.dlq import ERROR_TYPES
 from streams.errors import BadRecord
 from streams.produced import ProducedIds
-from streams.settings import Settings
 from tests.unit.agents.debrief.support import ScriptedProvider, good_payload, sample, tool_reply
 
 

@@ -9,8 +9,8 @@ import pytest
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.sampledata import load_requests
 from agents.providers.factory import OfflineProvider
+from agents.settings import Settings
 from schemas.medkit import CaseEvaluation
-from streams.settings import Settings
 
 EXPECTED = {  # request_id: (global verdict, safety breach kind, rubric source)
     "req-cp-001": ("excellent", None, "authored"),

@@ -3,7 +3,7 @@ import asyncio
 from agents.debrief import summarize
 from agents.debrief.grader import DebriefGrader
 from agents.providers.factory import OfflineProvider
-from streams.settings import Settings
+from agents.settings import Settings
 from tests.unit.agents.debrief.support import sample
 
 

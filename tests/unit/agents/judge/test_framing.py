@@ -15,9 +15,9 @@ from agents.context.charts import ChartStore
 from agents.judge.judge import Judge
 from agents.judge.prompt import build_request
 from agents.providers.anthropic import AnthropicProvider
+from agents.settings import Settings
 from schemas.chart_review import AgentAnswer
 from schemas.skill import Skill
-from streams.settings import Settings
 from tests.unit.agents.judge.fixtures import NOTES, PATIENT, answer, job
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 

@@ -13,11 +13,11 @@ from agents.context.charts import ChartStore
 from agents.judge.judge import Judge
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.factory import OfflineProvider
+from agents.settings import Settings
 from agents.transient import LLMUnavailable
 from schemas.chart_review import JudgeResult
 from schemas.dlq import ERROR_TYPES
 from schemas.skill import Skill
-from streams.settings import Settings
 from tests.unit.agents.judge.fixtures import answer, disagreement, job
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 

@@ -13,9 +13,9 @@ import pytest
 from agents.context.charts import ChartStore
 from agents.judge.judge import Judge
 from agents.providers.anthropic import AnthropicProvider
+from agents.settings import Settings
 from schemas.skill import Skill
 from streams.logsafety import UNSAFE_ENV, guard_third_party_loggers, is_phi_logger
-from streams.settings import Settings
 from tests.unit.agents.judge.fixtures import PATIENT, answer, job
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 

@@ -9,8 +9,8 @@ import pytest
 
 from agents.errors import AgentsError
 from agents.judge.run import decode_job, run_worker, serve
+from agents.settings import Settings
 from streams.errors import BadRecord
-from streams.settings import Settings
 from tests.unit.agents.judge.fixtures import disagreement, write_charts, write_skill
 
 

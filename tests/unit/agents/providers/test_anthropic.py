@@ -11,7 +11,8 @@ from agents.providers.anthropic import AnthropicProvider, build_params
 from agents.providers.base import LLMRequest, SystemBlock, TokenUsage
 from agents.providers.catalogue import UnknownModel
 from agents.providers.factory import OfflineProvider, cost_usd, is_offline, make_provider
-from streams.settings import LLMSettings, Settings
+from agents.providers.settings import LLMSettings
+from agents.settings import Settings
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 REQUEST = LLMRequest(

@@ -9,7 +9,7 @@ import pytest
 from agents.errors import LLMError
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.base import LLMRequest, SystemBlock
-from streams.settings import LLMSettings
+from agents.providers.settings import LLMSettings
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 LLM = LLMSettings(provider="anthropic", model="claude-sonnet-5-5", deadline_seconds=10)

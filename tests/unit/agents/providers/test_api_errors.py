@@ -13,9 +13,9 @@ from prometheus_client import generate_latest
 from agents.errors import AgentsError, LLMError
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.base import LLMRequest, SystemBlock
+from agents.providers.settings import LLMSettings
 from agents.providers.startup import check_model, check_provider, report_cache_prefixes
 from streams.metrics import Metrics
-from streams.settings import LLMSettings
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 REQUEST = LLMRequest(system=(SystemBlock("rules", cache=True),),

@@ -8,8 +8,9 @@ from prometheus_client import CollectorRegistry
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, TokenUsage
 from agents.providers.session import LLMSession
+from agents.providers.settings import LLMSettings
+from agents.settings import Settings
 from streams.metrics import Metrics
-from streams.settings import LLMSettings, Settings
 from tests.unit.agents.debrief.support import ScriptedProvider
 
 MILLION = 1_000_000

@@ -12,7 +12,7 @@ import pytest
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.base import LLMRequest, SystemBlock
 from agents.providers.limits import Budget, RetryPolicy
-from streams.settings import LLMSettings
+from agents.providers.settings import LLMSettings
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 from tools.fakes.fake_tier import Tier
 

@@ -9,7 +9,7 @@ import pytest
 
 from agents.debrief.run import run_worker as run_debrief
 from agents.judge.run import run_worker as run_judge
-from streams.settings import Settings
+from agents.settings import Settings
 from tools.fakes.fake_anthropic import FakeAnthropic
 
 

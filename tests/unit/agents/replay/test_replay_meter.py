@@ -16,10 +16,10 @@ from agents.providers.factory import cost_usd
 from agents.providers.session import LLMSession
 from agents.replay.driver import Replay, Target
 from agents.replay.plan import Plan
+from agents.settings import Settings
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.runner import Deferred
-from streams.settings import Settings
 
 USAGE = TokenUsage(input_tokens=40_000, output_tokens=2_000)
 MODEL = "claude-sonnet-5-5"

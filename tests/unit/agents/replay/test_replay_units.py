@@ -9,13 +9,13 @@ import pytest
 
 from agents.providers.base import LLMRequest, SystemBlock, TokenUsage
 from agents.providers.factory import cost_usd
+from agents.providers.settings import LLMSettings
 from agents.replay.driver import Tally
 from agents.replay.estimate import OUTPUT_TOKENS_PER_CALL, Estimator, output_per_call
 from agents.replay.plan import group_name, parse_offsets, parse_since
 from agents.replay.run import progress_line
 from streams.errors import StreamsError
 from streams.series import Series
-from streams.settings import LLMSettings
 
 
 def test_range_options() -> None:

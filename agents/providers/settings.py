@@ -1,0 +1,48 @@
+"""The LLM seam's settings (``JUDGEFLOW_LLM__*``): provider, model, budgets, retries.
+
+They live next to the providers that read them; ``agents.settings.Settings`` adds them to
+the streams layer's settings as the ``llm`` section.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, Field
+
+
+class LLMSettings(BaseModel):
+    provider: Literal["anthropic", "offline"] = "offline"
+    #: Must be in the model catalogue (agents/providers/models.json or ``models_file``).
+    model: str = "claude-sonnet-5-5"
+    #: Output budget per call. Adaptive-thinking models spend part of it thinking, so it is
+    #: sized for thinking plus the answer; the API bills only what is generated.
+    max_tokens: int = Field(default=16_000, ge=64)
+    #: Budget of the one retry after a reply stopped at ``max_tokens`` (debrief repair).
+    repair_max_tokens: int = Field(default=32_000, ge=64)
+    #: ``output_config.effort`` for models that accept it; unset = the model's default.
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+    #: A JSON model catalogue whose entries add to / replace the packaged ones.
+    models_file: Path | None = None
+    #: Prompt-cache lifetime asked for (``cache_control.ttl``); priced accordingly.
+    cache_ttl: Literal["5m", "1h"] = "5m"
+    #: Count each distinct cacheable prefix once (count_tokens) and log whether it caches.
+    check_cache_prefixes: bool = True
+    #: Our own deadline for one LLM request including the SDK's retries, in seconds.
+    deadline_seconds: float = Field(default=60.0, gt=0)
+    #: SDK-level retries. 0: the SDK honours retry-after without a cap and its retries are
+    #: invisible to our limiter; every retry runs in agents.providers.limits instead.
+    sdk_max_retries: int = Field(default=0, ge=0, le=5)
+    #: Our retries of retryable failures within the deadline.
+    max_attempts: int = Field(default=4, ge=1)
+    concurrency: int = Field(default=8, ge=1)
+    requests_per_minute: int = Field(default=50, ge=1)
+    #: Max characters of patient notes placed in one judge prompt.
+    context_budget_chars: int = Field(default=24_000, ge=1000)
+    #: Ask for structured output (JSON schema); off = plain text with sentinels (gateways
+    #: or models without structured outputs). Answers are re-validated either way.
+    structured_output: bool = True
+    #: Our retry backoff when the server gives no retry-after: base * 2^(attempt-1), capped.
+    backoff_base_seconds: float = Field(default=1.0, ge=0)
+    backoff_max_seconds: float = Field(default=30.0, ge=0)

@@ -1,0 +1,17 @@
+"""The one ``Settings`` object read once in ``main()`` and passed down: the streams layer's
+settings (``streams.settings.Settings``) plus the LLM seam's ``llm`` section.
+
+Environment names (prefix ``JUDGEFLOW_``, nested groups joined with ``__``) are part of the
+interface: operators and deploy manifests set them. See docs/configuration.md.
+"""
+
+from __future__ import annotations
+
+from pydantic import Field
+
+from agents.providers.settings import LLMSettings
+from streams.settings import Settings as StreamsSettings
+
+
+class Settings(StreamsSettings):
+    llm: LLMSettings = Field(default_factory=LLMSettings)
