@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from cli.argtypes import non_negative_int, positive_float, positive_int
+from streams.exit_codes import ExitCode
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
@@ -51,7 +52,7 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
         raise SystemExit("judgeflow bench detect: --events must be at least 2")
     if args.core:
         core_run(settings.model_copy(update={"settle_seconds": 3600.0}), args.events)
-        return 0
+        return ExitCode.OK
     broker = None if args.external else EmbeddedBroker().start()
     if broker is not None:  # our own measuring consumers must not spin on the embedded broker
         install_idle_fetch_backoff(50)
@@ -64,10 +65,10 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
                                         "log_level": "WARNING"})
         if args.memory:
             memory_run(s, args.memory, args.timeout)
-            return 0
+            return ExitCode.OK
         detect_runs(s, args.events, args.timeout, input_partitions=args.input_partitions,
                     live=args.live, processes=args.processes)
     finally:
         if broker is not None:
             broker.stop()
-    return 0
+    return ExitCode.OK

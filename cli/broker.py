@@ -9,6 +9,7 @@ import threading
 from pathlib import Path
 
 from cli.argtypes import port
+from streams.exit_codes import ExitCode
 from streams.settings import Settings
 
 
@@ -37,8 +38,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             while not stop.is_set():
                 if broker.process is None or broker.process.poll() is not None:
                     print("judgeflow: embedded broker exited", file=sys.stderr)
-                    return 1
+                    return ExitCode.FAILURE
                 stop.wait(0.5)
         except KeyboardInterrupt:
             pass
-    return 0
+    return ExitCode.OK

@@ -10,6 +10,7 @@ from typing import Any
 
 import orjson
 
+from streams.exit_codes import CommandError, ExitCode
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 from streams.topics import read_to_end
@@ -61,13 +62,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     try:  # any unambiguous prefix of a version names it (the demo's table prints it whole)
         args.old, args.new = (resolve_version(v, known) for v in (args.old, args.new))
     except AmbiguousVersion as exc:
-        print(f"judgeflow: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(str(exc)) from None
     missing = [v for v in (args.old, args.new) if v not in known]
     if len(missing) == 2:
-        print(f"judgeflow: no judge results under {args.old!r} or {args.new!r}; versions on "
-              f"{settings.topics.judge_results}: {', '.join(known) or 'none'}", file=sys.stderr)
-        return 1
+        raise CommandError(f"no judge results under {args.old!r} or {args.new!r}; versions on "
+                           f"{settings.topics.judge_results}: {', '.join(known) or 'none'}",
+                           ExitCode.FAILURE)
     for v in missing:
         print(f"judgeflow: warning: no judge results under {v!r}", file=sys.stderr)
     data = compare(cal, args.old, args.new, datetime.now(UTC))
@@ -75,4 +75,4 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         print(render(data))
-    return 0
+    return ExitCode.OK

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 
+from streams.exit_codes import ExitCode
 from streams.settings import Settings
 from streams.settings_env import settings_env
 
@@ -19,4 +20,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def run(args: argparse.Namespace, settings: Settings) -> int:
     for name, value in sorted(settings_env(settings).items()):
         print(f"{name}={value}")
-    return 0
+    return ExitCode.OK

@@ -11,6 +11,7 @@ import sys
 from cli.argtypes import port, positive_int
 from dashboard.security import TOKEN_ENV, check_bind
 from dashboard.serve import serve
+from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 
 DEFAULT_PORT = 8765
@@ -47,14 +48,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         if args.window < 1:
             raise ValueError("--window must be at least 1")
     except ValueError as exc:
-        print(f"judgeflow dashboard: {exc}", file=sys.stderr)
-        return 2
+        raise CommandError(f"dashboard: {exc}") from None
     try:
         asyncio.run(serve(settings, host=args.host, port=args.port,
                           from_beginning=args.from_beginning, window=args.window,
                           token=token, out=sys.stdout))
     except (OSError, OverflowError) as exc:
-        print(f"judgeflow dashboard: cannot listen on {args.host}:{args.port}: "
-              f"{getattr(exc, 'strerror', None) or exc}", file=sys.stderr)
-        return 1
-    return 0
+        raise CommandError(f"dashboard: cannot listen on {args.host}:{args.port}: "
+                           f"{getattr(exc, 'strerror', None) or exc}", ExitCode.FAILURE) from None
+    return ExitCode.OK

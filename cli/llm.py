@@ -17,6 +17,7 @@ from typing import Any
 
 from agents.settings import Settings
 from cli.argtypes import positive_int
+from streams.exit_codes import ExitCode
 
 KINDS = ("judge", "debrief")
 
@@ -42,7 +43,7 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
     if not os.environ.get("ANTHROPIC_API_KEY"):
         print("llm check: ANTHROPIC_API_KEY is not set; nothing to check (set it to send one "
               "real request per worker kind)")
-        return 0
+        return ExitCode.OK
     update: dict[str, Any] = {"provider": "anthropic", "check_cache_prefixes": False}
     if args.model:
         update["model"] = args.model
@@ -76,7 +77,7 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
         await check_model(provider, settings.llm)
     except AgentsError as exc:
         print(f"llm check: {exc}")
-        return 2
+        return ExitCode.USAGE
     entry = provider.entry
     print(f"llm check: model {provider.model} (cache minimum {entry.min_cache_tokens} tokens, "
           f"adaptive thinking {'yes' if entry.adaptive_thinking else 'no'}, effort "

@@ -6,9 +6,6 @@ import argparse
 import os
 import sys
 
-from aiokafka.errors import KafkaConnectionError, KafkaError
-from pydantic import ValidationError
-
 from agents.replay import cli as replay_cli
 from agents.settings import Settings
 from cli import (
@@ -25,11 +22,12 @@ from cli import (
     tail,
     worker,
 )
+from cli.env_names import unknown
+from cli.errors import exit_status
 from cli.logs import setup_logging
-from schemas.errors import describe
-from schemas.skill import SkillError
-from streams.errors import StreamsError
-from streams.worker_main import ExitCode
+from cli.parser import Parser
+from streams.exit_codes import CommandError, ExitCode
+from streams.settings import LOG_LEVELS
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 #: A feature with a command of its own keeps it in its package (``agents.replay.cli``).
@@ -38,7 +36,7 @@ COMMANDS = (demo, broker, worker, produce, tail, compare, replay_cli, schemas, b
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="judgeflow",
         description="Kafka stream processor that triages clinical LLM reviews. Configuration "
         "comes from JUDGEFLOW_* environment variables (see docs/configuration.md).",
@@ -46,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--bootstrap-servers", metavar="HOST:PORT[,...]",
                         help="Kafka bootstrap servers "
                         "(default: $JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS)")
-    parser.add_argument("--log-level", default=None, help="DEBUG, INFO, WARNING (default INFO)")
+    parser.add_argument("--log-level", default=None, type=str.upper, choices=LOG_LEVELS,
+                        metavar="LEVEL", help=f"{', '.join(LOG_LEVELS)} (default INFO)")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", required=True)
     for command in COMMANDS:
         command.add_parser(sub)
@@ -54,27 +53,31 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def load_settings(args: argparse.Namespace) -> Settings:
+    """Settings from the environment and the global options; an unknown JUDGEFLOW_* name
+    stops here (a typo would otherwise leave the default in place without a word)."""
+    typos = unknown(os.environ)
+    if typos:
+        raise CommandError(f"unknown setting{'s' if len(typos) > 1 else ''}: "
+                           f"{'; '.join(typos)} (see `judgeflow config`)")
     overrides: dict[str, object] = {}
     base = Settings()
     if args.bootstrap_servers:
         overrides["kafka"] = base.kafka.model_copy(
             update={"bootstrap_servers": args.bootstrap_servers})
     if args.log_level:
-        overrides["log_level"] = args.log_level.upper()
+        overrides["log_level"] = args.log_level
     return base.model_copy(update=overrides) if overrides else base
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
+    args = build_parser().parse_args(argv)  # a usage mistake exits 2 with one line
+    servers = args.bootstrap_servers or os.environ.get(
+        "JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS", "the default 127.0.0.1:9092")
     try:
         settings = load_settings(args)
-    except ValidationError as exc:
-        print(f"judgeflow: invalid configuration: {describe(exc)}", file=sys.stderr)
-        return ExitCode.CANNOT_START
-    setup_logging(args.command, settings.log_level, explicit=bool(args.log_level))
-    try:
-        return int(args.func(args, settings) or 0)
+        servers = settings.kafka.bootstrap_servers
+        setup_logging(args.command, settings.log_level, explicit=bool(args.log_level))
+        return int(args.func(args, settings) or ExitCode.OK)
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED
     except BrokenPipeError:
@@ -82,19 +85,13 @@ def main(argv: list[str] | None = None) -> int:
         # stdout is pointed at /dev/null so the interpreter's final flush cannot fail again
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return ExitCode.OK
-    except StreamsError as exc:
-        print(f"judgeflow: {exc}", file=sys.stderr)
-        return ExitCode.FAILURE
-    except SkillError as exc:  # a missing, empty or wholly unusable skill folder
-        print(f"judgeflow: {exc}", file=sys.stderr)
-        return ExitCode.CANNOT_START
-    except KafkaConnectionError:
-        print(f"judgeflow: cannot reach Kafka at {settings.kafka.bootstrap_servers} "
-              "(set JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS or --bootstrap-servers)", file=sys.stderr)
-        return ExitCode.FAILURE
-    except KafkaError as exc:
-        print(f"judgeflow: Kafka error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        return ExitCode.FAILURE
+    except Exception as exc:
+        status = exit_status(exc, servers)
+        if status is None:
+            raise  # a bug, not a mistake: the traceback is what a report needs
+        code, line = status
+        print(f"judgeflow: {line}", file=sys.stderr)
+        return code
 
 
 if __name__ == "__main__":

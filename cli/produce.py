@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from schemas.errors import describe
 from schemas.registry import CONTRACTS, TopicContract
+from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 from streams.topics import ensure_topics, send_all
 
@@ -84,20 +85,18 @@ async def produce(settings: Settings, topic: str, lines: list[bytes], raw: bool)
     return await send(settings, topic, records), rejected
 
 
-def read_input(file: Path) -> bytes | None:
-    """The file's bytes, or None after a one-line error (missing, a directory, unreadable)."""
+def read_input(file: Path) -> bytes:
+    """The file's bytes; a missing, directory or unreadable file is a one-line error."""
     if str(file) == "-":
         return sys.stdin.buffer.read()
     if file.is_dir():
-        print(f"judgeflow: {file} is a directory, not a JSON Lines file", file=sys.stderr)
-        return None
+        raise CommandError(f"{file} is a directory, not a JSON Lines file")
     try:
         return file.read_bytes()
     except FileNotFoundError:
-        print(f"judgeflow: {file}: no such file", file=sys.stderr)
+        raise CommandError(f"{file}: no such file") from None
     except OSError as exc:
-        print(f"judgeflow: cannot read {file}: {exc.strerror}", file=sys.stderr)
-    return None
+        raise CommandError(f"cannot read {file}: {exc.strerror}") from None
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
@@ -105,13 +104,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if contract is None and not args.raw:
         known = ", ".join(sorted(name for attr, name in settings.topics.model_dump().items()
                                  if attr in CONTRACTS))
-        print(f"judgeflow: no schema known for topic {args.topic!r} (known: {known}); "
-              "use --raw to send unvalidated", file=sys.stderr)
-        return 2
+        raise CommandError(f"no schema known for topic {args.topic!r} (known: {known}); "
+                           "use --raw to send unvalidated")
     data = read_input(args.file)
-    if data is None:
-        return 2
     records, rejected = validate(data.splitlines(), contract)
     sent = asyncio.run(send(settings, args.topic, records))
     print(f"{args.topic}: sent {sent}, rejected {rejected}")
-    return 1 if rejected else 0
+    return ExitCode.FAILURE if rejected else ExitCode.OK

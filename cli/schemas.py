@@ -6,6 +6,7 @@ import argparse
 import sys
 
 from schemas.generate import JSON_DIR, check, generate, render_all
+from streams.exit_codes import ExitCode
 from streams.settings import Settings
 
 
@@ -27,12 +28,12 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if args.action == "generate":
         for path in generate(JSON_DIR):
             print(f"wrote {path}")
-        return 0
+        return ExitCode.OK
     drift = check(JSON_DIR)
     for name in drift:
         print(f"drift: {name} differs from its model (run `judgeflow schemas generate`)",
               file=sys.stderr)
     if drift:
-        return 1
+        return ExitCode.FAILURE
     print(f"ok: {len(render_all())} schemas match")
-    return 0
+    return ExitCode.OK

@@ -10,11 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
 from pathlib import Path
 from typing import Any
 
-from schemas.skill import Skill, SkillError, read_skill
+from schemas.skill import Skill, read_skill
+from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 
 HEADERS = ("criterion", "answer type", "enum", "gate", "edge cases", "problems")
@@ -42,21 +42,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     root = args.dir or settings.skill_dir
-    try:
-        skill = read_skill(root)
-    except SkillError as exc:
-        print(f"judgeflow: {exc}", file=sys.stderr)
-        return 2
+    skill = read_skill(root)  # a missing folder: SkillError, one line (cli.errors)
     if not skill.criteria and not skill.problems:
-        print(f"judgeflow: skill folder {skill.root} has no criterion files", file=sys.stderr)
-        return 2
+        raise CommandError(f"skill folder {skill.root} has no criterion files")
     report = build_report(skill)
     if args.json:
         print(json.dumps(report, indent=2, sort_keys=True))
     else:
         print(render(report))
     failed = bool(skill.problems) or (args.strict and bool(skill.warnings))
-    return 1 if failed else 0
+    return ExitCode.FAILURE if failed else ExitCode.OK
 
 
 def build_report(skill: Skill) -> dict[str, Any]:

@@ -12,6 +12,7 @@ import orjson
 from aiokafka import AIOKafkaConsumer
 
 from cli.argtypes import positive_float, positive_int
+from streams.exit_codes import CommandError, ExitCode
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 from streams.topics import assign_all
@@ -58,8 +59,7 @@ async def tail(settings: Settings, topic: str, from_beginning: bool, limit: int 
         await consumer.start()
         tps = await assign_all(consumer, [topic])
         if not tps:
-            print(f"judgeflow: topic {topic!r} does not exist", file=sys.stderr)
-            return 1
+            raise CommandError(f"topic {topic!r} does not exist", ExitCode.FAILURE)
         if from_beginning:
             await consumer.seek_to_beginning(*tps)
         else:
@@ -80,7 +80,7 @@ async def tail(settings: Settings, topic: str, from_beginning: bool, limit: int 
             out.flush()
     finally:
         await consumer.stop()
-    return 0
+    return ExitCode.OK
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

@@ -6,8 +6,8 @@ import argparse
 import importlib
 from importlib.metadata import entry_points
 
+from streams.exit_codes import ExitCode
 from streams.settings import Settings
-from streams.worker_main import ExitCode
 
 #: worker name -> "module:function(settings) -> int", declared in pyproject.toml under
 #: ``[project.entry-points."judgeflow.workers"]`` so that no lower layer names the workers.

@@ -17,6 +17,8 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE_ROOT / "sampledata" / "data"
+#: The names ``logging`` knows (``JUDGEFLOW_LOG_LEVEL``, ``--log-level``), case-insensitive.
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 class KafkaSettings(BaseModel):
@@ -94,6 +96,13 @@ class Settings(BaseSettings):
     #: Faust web/data directory for worker state (table caches). Never the CWD by default.
     state_dir: Path = Path("var/state")
     log_level: str = "INFO"
+
+    @field_validator("log_level", mode="before")
+    @classmethod
+    def _known_level(cls, value: object) -> object:
+        if isinstance(value, str) and value.upper() in LOG_LEVELS:
+            return value.upper()
+        raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
 
     @field_validator("expected_agents", mode="before")
     @classmethod

@@ -7,8 +7,8 @@ cannot start for a reason the operator must fix (``cannot_start``: a skill folde
 credentials) logs one line and exits :attr:`ExitCode.CANNOT_START`; any other failure is
 logged by type only at ERROR (an exception message may quote input: PHI), with the traceback
 at DEBUG, and exits :attr:`ExitCode.FAILURE`. Kafka and settings errors go on up to the
-command line, which prints them in one line (see ``cli/main.py``). docs/operations.md lists
-the statuses under "Exit statuses".
+command line, which prints them in one line (``cli/errors.py``, the one map from errors to
+exit statuses). docs/operations.md lists the statuses under "Exit statuses".
 """
 
 from __future__ import annotations
@@ -18,32 +18,18 @@ import contextlib
 import logging
 import signal
 from collections.abc import Awaitable, Callable
-from enum import IntEnum
 from typing import Protocol
 
 from aiokafka.errors import KafkaError
 
 from schemas.skill import SkillError
 from streams.errors import StreamsError
+from streams.exit_codes import ExitCode
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
-
-
-class ExitCode(IntEnum):
-    OK = 0
-    #: unreachable Kafka, a bad setting, or an unexpected failure
-    FAILURE = 1
-    #: the worker cannot use its model, credentials or skill folder; fix the configuration
-    CANNOT_START = 2
-    #: a replay stopped at its budget (run again with a larger one to continue)
-    BUDGET_REACHED = 3
-    #: the detector could not publish an output and exits at once (EX_SOFTWARE)
-    UNPUBLISHED = 70
-    #: interrupted from the terminal (Ctrl-C)
-    INTERRUPTED = 130
 
 
 Serve = Callable[[Metrics, asyncio.Event], Awaitable[None]]

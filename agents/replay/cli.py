@@ -11,6 +11,7 @@ from collections.abc import Callable
 from agents.replay.cli_llm import add_kinds
 from agents.replay.console import Console, replay_console
 from agents.replay.dlq import Replayer, Tally
+from streams.exit_codes import ExitCode
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
@@ -62,4 +63,4 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
           f"to {_counts(t.targets)}; already re-driven {sum(t.already.values())}; "
           f"other types {sum(t.filtered.values())} ({_counts(t.filtered)}); "
           f"read {t.read}")
-    return 0
+    return ExitCode.OK

@@ -11,8 +11,8 @@ from typing import Any
 from agents.replay.plan import parse_offsets, parse_since
 from agents.settings import Settings
 from streams.errors import StreamsError
+from streams.exit_codes import CommandError, ExitCode
 from streams.fetch_backoff import install_idle_fetch_backoff
-from streams.worker_main import ExitCode
 
 _DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "
          "(the version follows the prompt, skill, model and its parameters; see README "
@@ -110,8 +110,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     if args.budget_usd is not None and args.budget_usd <= 0:
-        print("judgeflow: --budget-usd must be positive", file=sys.stderr)
-        return ExitCode.CANNOT_START
+        raise CommandError("--budget-usd must be positive")
     opts = Options(worker=args.worker, since=args.since, from_offsets=args.from_offsets,
                    # judge only: for debrief ``args.kind`` is the subcommand's name ("debrief")
                    filters=Filters(args.task, args.criterion, args.kind)

@@ -18,14 +18,13 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, get_origin
+from typing import Any
 
 import pytest
 import yaml
-from pydantic import BaseModel
 
 from agents.settings import Settings
-from cli.dashboard import TOKEN_ENV
+from cli.env_names import unknown
 from cli.main import build_parser
 from cli.worker import WORKERS
 from streams.metrics import Metrics
@@ -36,26 +35,6 @@ COMPOSE = DEPLOY / "compose" / "compose.yaml"
 K8S = DEPLOY / "k8s"
 METRIC = re.compile(r"\bjudgeflow_[a-z0-9_]+\b")
 INTERPOLATION = re.compile(r"\$\{(\w+)(?::?-([^}]*))?\}")
-
-
-def setting_env_names() -> tuple[set[str], tuple[str, ...]]:
-    """Every JUDGEFLOW_* name Settings reads; plus prefixes of dict-valued fields."""
-    names: set[str] = set()
-    prefixes: list[str] = []
-
-    def walk(model: type[BaseModel], prefix: str) -> None:
-        for name, field in model.model_fields.items():
-            env = f"{prefix}{name.upper()}"
-            ann = field.annotation
-            if isinstance(ann, type) and issubclass(ann, BaseModel):
-                walk(ann, env + "__")
-                continue
-            names.add(env)
-            if get_origin(ann) is dict:
-                prefixes.append(env + "__")
-
-    walk(Settings, "JUDGEFLOW_")
-    return names, tuple(prefixes)
 
 
 def exported_metric_names() -> set[str]:
@@ -102,15 +81,9 @@ def worker_of(command: list[str]) -> str | None:
     return command[1] if len(command) == 2 and command[0] == "worker" else None
 
 
-#: JUDGEFLOW_* names read outside Settings on purpose (secrets, read by one command).
-NOT_SETTINGS = {TOKEN_ENV}
-
-
 def assert_known_settings(names: set[str], where: str) -> None:
-    valid, dict_prefixes = setting_env_names()
-    unknown = sorted(n for n in names if n.startswith("JUDGEFLOW_") and n not in NOT_SETTINGS
-                     and n not in valid and not n.startswith(dict_prefixes))
-    assert not unknown, f"{where} sets names that Settings does not read: {unknown}"
+    found = unknown(names)
+    assert not found, f"{where} sets names that judgeflow does not read: {found}"
 
 
 def test_every_yaml_and_json_file_under_deploy_parses() -> None:

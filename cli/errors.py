@@ -1,0 +1,74 @@
+"""The one map from errors to exit statuses and one-line messages for every command.
+
+A command returns an :class:`~streams.exit_codes.ExitCode` or raises; :func:`exit_status`
+turns whatever it raised into the status and the single line printed to stderr, using the
+table :data:`ERRORS` (the first row whose type matches wins). A user mistake a command finds
+itself is a :class:`~streams.exit_codes.CommandError` (in ``streams`` so that a command
+kept in its feature's package, ``agents.replay.cli``, raises it too). Modelled on httpie's
+``ExitStatus`` and ``raw_main``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from aiokafka.errors import KafkaConnectionError, KafkaError
+from pydantic import ValidationError
+from pydantic_settings import SettingsError
+
+from agents.errors import AgentsError
+from schemas.errors import describe
+from schemas.skill import SkillError
+from streams.errors import StreamsError
+from streams.exit_codes import CommandError, ExitCode
+
+
+def _settings_error(exc: BaseException, _servers: str) -> str:
+    # pydantic-settings names the field, the JSON parser's own message the place
+    field = re.search(r'field "([^"]+)"', str(exc))
+    name = f"JUDGEFLOW_{field.group(1).upper()}" if field else "a JUDGEFLOW_* variable"
+    cause = f": {exc.__cause__}" if exc.__cause__ else ""
+    return f"invalid configuration: {name} is not valid JSON{cause}"
+
+
+def _invalid(exc: BaseException, _servers: str) -> str:
+    assert isinstance(exc, ValidationError)
+    return f"invalid configuration: {describe(exc)}"
+
+
+def _unreachable(_exc: BaseException, servers: str) -> str:
+    return (f"cannot reach Kafka at {servers} "
+            "(set JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS or --bootstrap-servers)")
+
+
+def _text(exc: BaseException, _servers: str) -> str:
+    return str(exc)
+
+
+def _kafka(exc: BaseException, _servers: str) -> str:
+    return f"Kafka error: {type(exc).__name__}: {exc}"
+
+
+Message = Callable[[BaseException, str], str]
+
+#: (error types, exit status, the line after "judgeflow: "); the first match wins.
+ERRORS: tuple[tuple[tuple[type[BaseException], ...], ExitCode, Message], ...] = (
+    ((CommandError,), ExitCode.USAGE, _text),  # its own code: see exit_status
+    ((SettingsError,), ExitCode.USAGE, _settings_error),
+    ((ValidationError,), ExitCode.USAGE, _invalid),
+    ((SkillError,), ExitCode.USAGE, _text),  # a missing, empty or wholly unusable skill folder
+    ((AgentsError,), ExitCode.USAGE, _text),  # a model, provider or credentials to fix
+    ((StreamsError,), ExitCode.FAILURE, _text),
+    ((KafkaConnectionError,), ExitCode.FAILURE, _unreachable),
+    ((KafkaError,), ExitCode.FAILURE, _kafka),
+)
+
+
+def exit_status(exc: BaseException, servers: str) -> tuple[ExitCode, str] | None:
+    """The status and one-line message for ``exc``; None when it is not ours to explain (a
+    bug: the caller lets the traceback show). ``servers`` names the Kafka it tried."""
+    for types, code, message in ERRORS:
+        if isinstance(exc, types):
+            return (exc.code if isinstance(exc, CommandError) else code), message(exc, servers)
+    return None
