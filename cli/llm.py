@@ -3,7 +3,8 @@
 With ``ANTHROPIC_API_KEY`` set: checks the model (catalogue + Models API, like a worker at
 start), then sends one real request per worker kind (judge: one sample cell; debrief: one
 sample encounter) and prints model, latency, tokens, cache hit and cost, plus whether each
-cacheable prefix clears the model's minimum. Without a key it says so and exits 0.
+cacheable prefix clears the model's minimum. Without a key it says so: exit 0 with the
+offline provider, 2 with one that needs the key (every worker would refuse to start).
 Exit status: 0 all calls answered, 1 a call failed, 2 the model cannot be used.
 """
 
@@ -17,7 +18,7 @@ from typing import Any
 
 from agents.settings import Settings
 from cli.argtypes import positive_int
-from streams.exit_codes import ExitCode
+from streams.exit_codes import CommandError, ExitCode
 
 KINDS = ("judge", "debrief")
 
@@ -41,8 +42,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run_check(args: argparse.Namespace, settings: Settings) -> int:
     if not os.environ.get("ANTHROPIC_API_KEY"):
-        print("llm check: ANTHROPIC_API_KEY is not set; nothing to check (set it to send one "
-              "real request per worker kind)")
+        if settings.llm.provider != "offline":  # every worker would refuse to start
+            raise CommandError(f"llm check: llm.provider is {settings.llm.provider} but "
+                               "ANTHROPIC_API_KEY is not set; set it, or set "
+                               "JUDGEFLOW_LLM__PROVIDER=offline")
+        print("llm check: ANTHROPIC_API_KEY is not set; nothing to check with the offline "
+              "provider (set it to send one real request per worker kind)")
         return ExitCode.OK
     update: dict[str, Any] = {"provider": "anthropic", "check_cache_prefixes": False}
     if args.model:

@@ -1,0 +1,68 @@
+"""Every user mistake issue 16 lists ends in one line on stderr and a non-zero exit status,
+never a traceback, a silent no-op or a hang (driven through ``cli.main.main``)."""
+
+from __future__ import annotations
+
+import pytest
+
+from cli.main import main
+
+#: (environment, argv, exit status, what the one line must say)
+CASES = [
+    ({"JUDGEFLOW_LOG_LEVEL": "LOUD"}, ["config"], 2,
+     "invalid configuration: log_level: Value error, must be one of DEBUG, INFO"),
+    ({}, ["--log-level", "LOUD", "config"], 2, "argument --log-level: invalid choice: 'LOUD'"),
+    ({"JUDGEFLOW_EXPECTED_AGENTS_BY_TASK": "{bad"}, ["config"], 2,
+     "invalid configuration: JUDGEFLOW_EXPECTED_AGENTS_BY_TASK is not valid JSON: Expecting"),
+    ({"JUDGEFLOW_LLM__PROVDER": "anthropic"}, ["config"], 2,
+     "unknown setting: JUDGEFLOW_LLM__PROVDER (did you mean JUDGEFLOW_LLM__PROVIDER?)"),
+    ({"JUDGEFLOW_SETLE_SECONDS": "3", "JUDGEFLOW_KAFKA_PARTITIONS": "2"}, ["config"], 2,
+     "unknown settings: JUDGEFLOW_KAFKA_PARTITIONS (did you mean JUDGEFLOW_KAFKA__PARTITIONS?);"
+     " JUDGEFLOW_SETLE_SECONDS (did you mean JUDGEFLOW_SETTLE_SECONDS?)"),
+    ({}, ["tail", "X", "--bootstrap-servers", "127.0.0.1:1"], 2,
+     "--bootstrap-servers is a global option: put it before the command"),
+    ({}, ["demo", "--dashbaord"], 2, "unrecognized arguments: --dashbaord; did you mean "
+     "--dashboard?"),
+    ({}, ["replay", "judge", "--dry-rn"], 2, "did you mean --dry-run?"),
+    ({"JUDGEFLOW_LLM__PROVIDER": "anthropic"}, ["llm", "check"], 2,
+     "llm.provider is anthropic but ANTHROPIC_API_KEY is not set"),
+    ({}, ["replay", "judge", "--budget-usd", "0"], 2, "--budget-usd must be positive"),
+    ({}, ["produce", "chart-review.agent-answers.v1", "/nonexistent.jsonl"], 2,
+     "/nonexistent.jsonl: no such file"),
+    ({}, ["produce", "no.such.topic", "-"], 2, "no schema known for topic 'no.such.topic'"),
+]
+
+
+def run(argv: list[str]) -> int:
+    try:
+        return main(argv)
+    except SystemExit as exit_:  # argparse's usage errors
+        return int(exit_.code or 0)
+
+
+@pytest.mark.parametrize(("env", "argv", "code", "says"), CASES,
+                         ids=[" ".join(c[1]) + "|" + ",".join(c[0]) for c in CASES])
+def test_a_mistake_is_one_line_and_a_non_zero_exit(
+        env: dict[str, str], argv: list[str], code: int, says: str,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert run(argv) == code
+    err = capsys.readouterr().err
+    assert says in err
+    assert err.count("\n") == 1 and "Traceback" not in err, err
+
+
+def test_a_level_in_any_case_is_accepted(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--log-level", "debug", "config"]) == 0
+    assert "JUDGEFLOW_LOG_LEVEL=DEBUG" in capsys.readouterr().out
+
+
+def test_names_outside_settings_are_not_reported(monkeypatch: pytest.MonkeyPatch,
+                                                 capsys: pytest.CaptureFixture[str]) -> None:
+    for name in ("JUDGEFLOW_DASHBOARD_TOKEN", "JUDGEFLOW_TEST_BROKER",
+                 "JUDGEFLOW_EXPECTED_AGENTS_BY_TASK__TASK_A"):
+        monkeypatch.setenv(name, "x" * 16 if "TOKEN" in name else '["a", "b", "c"]')
+    assert main(["config"]) == 0
+    assert capsys.readouterr().err == ""
