@@ -64,6 +64,13 @@ class WorkerProcess:
         """Graceful stop (SIGTERM), SIGKILL if it does not exit in time."""
         self.kill(signal.SIGTERM)
 
+    def exit_reason(self) -> str:
+        """``exited with status N: <its last log line>`` (workers log why they stop at ERROR;
+        their log at INFO and above carries no patient data)."""
+        lines = [ln for ln in self.log_text().splitlines() if ln.strip()]
+        last = lines[-1].split(": ", 1)[-1] if lines else "no log output"
+        return f"exited with status {self.proc.poll()}: {last}"
+
     def log_text(self) -> str:
         return self.log_path.read_text(errors="replace")
 

@@ -79,3 +79,20 @@ def test_demo_uses_claude_when_the_api_key_is_set() -> None:
                for r in requests)  # the key from the environment reaches the API
     calls = re.search(r"LLM calls (\d+); cost \$(\d+\.\d+)", out)
     assert calls is not None and int(calls.group(1)) == 72 and float(calls.group(2)) > 0
+
+
+def test_demo_stops_when_a_worker_dies_and_says_why() -> None:
+    """JUDGEFLOW_SKILL_DIR=/nope: the workers cannot start; the demo says so at once instead
+    of printing progress until its timeout."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("JUDGEFLOW_", "ANTHROPIC_"))}
+    env["JUDGEFLOW_SKILL_DIR"] = "/nope"
+    proc = subprocess.run([sys.executable, "-m", "cli.main", "demo", "--timeout", "240"],
+                          env=env, capture_output=True, text=True, timeout=200)
+    assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
+    stopped = re.search(r"judgeflow demo: stopped after (\d+)s: (.*)", proc.stdout)
+    assert stopped is not None, proc.stdout[-3000:]
+    assert int(stopped.group(1)) < 120
+    assert "worker exited with status 2: " in stopped.group(2)
+    assert "cannot start: skill folder /nope does not exist" in stopped.group(2)
+    assert "Traceback" not in proc.stdout + proc.stderr

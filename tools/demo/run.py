@@ -14,7 +14,7 @@ import os
 import shutil
 import tempfile
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -97,7 +97,10 @@ def complete(seen: Seen, expect: Expect, s: Settings) -> bool:
             and calibrated(seen))
 
 
-async def follow(s: Settings, expect: Expect, timeout: float, progress: Any) -> tuple[Seen, bool]:
+async def follow(s: Settings, expect: Expect, timeout: float, progress: Any,
+                 died: Callable[[], bool] = lambda: False) -> tuple[Seen, bool]:
+    """Follow the output topics until the run is complete, ``timeout`` passed, or ``died()``
+    says a worker exited (the rest would only wait for it)."""
     t = s.topics
     topics = [t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations, t.calibration,
               t.dlq(t.agent_answers), t.dlq(t.judge_jobs), t.dlq(t.debrief_requests)]
@@ -110,7 +113,7 @@ async def follow(s: Settings, expect: Expect, timeout: float, progress: Any) -> 
         await consumer.seek_to_beginning(*tps)
         deadline = time.monotonic() + timeout
         last = 0.0
-        while time.monotonic() < deadline:
+        while time.monotonic() < deadline and not died():
             batch = await consumer.getmany(timeout_ms=300, max_records=2000)
             for records in batch.values():
                 for rec in records:
@@ -157,16 +160,22 @@ def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
                                                          raw))
                 print(f"  produced {sent} record(s) from {path.name} to {topic}"
                       f"{f' ({rejected} rejected)' if rejected else ''}", file=out, flush=True)
+            started = time.monotonic()
             seen, ok = asyncio.run(follow(s, expect, timeout,
                                           lambda se, ex, final: print(
                                               progress_line(se, ex, final), file=out,
-                                              flush=True)))
-            dead = [p.name for p in procs if not p.alive]
+                                              flush=True),
+                                          died=lambda: any(not p.alive for p in procs)))
+            dead = [p for p in procs if not p.alive]
+            reasons = [f"{p.name} worker {p.exit_reason()}" for p in dead]
+        if dead:  # the tables would only show what the dead worker never produced
+            print(f"\njudgeflow demo: stopped after {time.monotonic() - started:.0f}s: "
+                  f"{'; '.join(reasons)}. Worker logs: {work}", file=out, flush=True)
+            return 1
         report(seen, s, out)
-        if not ok or dead:
-            print(f"\njudgeflow demo: incomplete after {timeout:.0f}s"
-                  f"{'; workers that died: ' + ', '.join(dead) if dead else ''}. "
-                  f"Worker logs: {work}", file=out, flush=True)
+        if not ok:
+            print(f"\njudgeflow demo: incomplete after {timeout:.0f}s. Worker logs: {work}",
+                  file=out, flush=True)
             return 1
         if hold_fn is not None:  # `--dashboard`: the page over the demo's topics until Ctrl-C
             hold_fn(s, work)
