@@ -4,7 +4,8 @@ A group-less consumer (every page server sees every record; nothing is committed
 to every partition of the four topics, from their end or from their beginning. Topics that
 appear later are picked up (from their beginning: everything on them is new). aiokafka
 reconnects by itself after a broker restart; any Kafka error is logged (without record
-contents) and the loop goes on.
+contents) and the loop goes on after a pause that doubles while Kafka stays unreachable (1 s
+up to 30 s), so an unreachable broker costs one log line per pause, not one a second.
 """
 
 from __future__ import annotations
@@ -63,6 +64,22 @@ class FeedStatus:
     topics: list[str] = field(default_factory=list)
 
 
+@dataclass
+class Backoff:
+    """Pauses between retries: ``first``, doubling up to ``cap``; ``reset`` after a success."""
+
+    first: float = 1.0
+    cap: float = 30.0
+    current: float = 0.0
+
+    def next(self) -> float:
+        self.current = min(self.cap, self.current * 2 if self.current else self.first)
+        return self.current
+
+    def reset(self) -> None:
+        self.current = 0.0
+
+
 def stream_topics(settings: Settings) -> dict[str, str]:
     t = settings.topics
     return {t.judge_results: RESULTS, t.judge_jobs: JOBS, t.case_evaluations: EVALUATIONS,
@@ -114,7 +131,8 @@ async def _refresh(consumer: AIOKafkaConsumer, topics: list[str], current: set[T
 
 
 async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedStatus, *,
-                   from_beginning: bool, rescan_seconds: float = 2.0) -> None:
+                   from_beginning: bool, rescan_seconds: float = 2.0,
+                   backoff: Backoff | None = None) -> None:
     by_topic = stream_topics(settings)
     status.topics = list(by_topic)
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
@@ -123,6 +141,7 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
     current: set[TopicPartition] = set()
     loop = asyncio.get_running_loop()
     next_scan, first = 0.0, True
+    pause = backoff or Backoff()
     try:  # the consumer is closed however this ends, also cancelled during its start
         while True:
             try:
@@ -130,8 +149,11 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                 break
             except KafkaError as exc:
                 status.errors += 1
-                log.warning("Kafka not reachable yet (%s); retrying", type(exc).__name__)
-                await asyncio.sleep(1.0)
+                wait = pause.next()
+                log.warning("Kafka not reachable yet (%s); retrying in %.0f s",
+                            type(exc).__name__, wait)
+                await asyncio.sleep(wait)
+        pause.reset()
         while True:
             try:
                 if loop.time() >= next_scan:
@@ -148,9 +170,12 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                 for tp, records in batch.items():
                     for rec in records:
                         absorb(window, hub, by_topic[tp.topic], rec.value, status)
+                pause.reset()
             except KafkaError as exc:
                 status.errors += 1
-                log.warning("Kafka error while following (%s); retrying", type(exc).__name__)
-                await asyncio.sleep(1.0)
+                wait = pause.next()
+                log.warning("Kafka error while following (%s); retrying in %.0f s",
+                            type(exc).__name__, wait)
+                await asyncio.sleep(wait)
     finally:
         await consumer.stop()

@@ -115,8 +115,8 @@ async def read_to_end(bootstrap: str, topics: Sequence[str],
     "read what a topic holds now"; live followers keep their own consumer."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
                                 group_id=None, auto_offset_reset="earliest")
-    await consumer.start()
-    try:
+    try:  # stopped also when it never started (an unreachable broker): nothing leaks
+        await consumer.start()
         tps = await assign_all(consumer, topics)
         if not tps:
             return
