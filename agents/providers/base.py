@@ -92,3 +92,8 @@ class Provider(Protocol):
     model: str
 
     async def complete(self, request: LLMRequest) -> LLMResponse: ...
+
+
+def is_offline(provider: Provider) -> bool:
+    """The offline provider stands for "no LLM": the worker uses its heuristic instead."""
+    return provider.name == "offline"

@@ -18,6 +18,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from agents.errors import AgentsError
+from agents.providers.settings import LLMSettings
 from schemas.errors import location
 
 PACKAGED = Path(__file__).with_name("models.json")
@@ -103,6 +104,12 @@ def load(extra: Path | None = None) -> Catalogue:
     if extra is not None:
         entries.update(_read(Path(extra)))
     return Catalogue(entries)
+
+
+def model_entry(llm: LLMSettings, model: str | None = None) -> ModelEntry:
+    """The catalogue entry of ``model`` (default: the configured one); raises
+    :class:`UnknownModel` (an :class:`AgentsError`) when it is not known."""
+    return load(llm.models_file).get(model or llm.model)
 
 
 def cost_usd(entry: ModelEntry, *, input_tokens: int = 0, output_tokens: int = 0,

@@ -13,12 +13,26 @@ model must be in it: :func:`make_provider` refuses an unknown one at start (no d
 from __future__ import annotations
 
 import logging
+from typing import Protocol
 
 from agents.errors import AgentsError, LLMError
 from agents.providers import catalogue
-from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
+from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage, is_offline
+from agents.providers.catalogue import model_entry
 from agents.providers.settings import LLMSettings
-from agents.settings import Settings
+
+#: ``is_offline`` and ``model_entry`` live with the facts they read (a provider, the
+#: catalogue); callers look them up here, next to ``make_provider``.
+__all__ = ["OFFLINE_MODEL", "OfflineProvider", "cost_usd", "is_offline", "make_provider",
+           "model_entry", "require_credentials"]
+
+
+class _WithLLM(Protocol):
+    """Whatever carries the ``llm`` section (``agents.settings.Settings``); typed this way
+    so that the seam never imports the whole configuration (no cycle through it)."""
+
+    @property
+    def llm(self) -> LLMSettings: ...
 
 log = logging.getLogger(__name__)
 OFFLINE_MODEL = "offline-heuristic-v1"
@@ -38,10 +52,11 @@ class OfflineProvider:
                        "heuristic", retryable=False)
 
 
-def make_provider(settings: Settings, *, base_url: str | None = None,
+def make_provider(settings: _WithLLM, *, base_url: str | None = None,
                   api_key: str | None = None) -> Provider:
     """``base_url``/``api_key`` default to ``ANTHROPIC_BASE_URL``/``ANTHROPIC_API_KEY``."""
     if settings.llm.provider == "anthropic":
+        # imported when chosen: the SDK takes ~1.7 s to import, which offline runs never pay
         from agents.providers.anthropic import AnthropicProvider
 
         model_entry(settings.llm)  # fail fast: an unknown model has no price and no facts
@@ -56,16 +71,6 @@ def require_credentials(provider: Provider) -> None:
     if getattr(provider, "has_credentials", True) is False:
         raise AgentsError("llm.provider is anthropic but ANTHROPIC_API_KEY is not set; set it, "
                           "or set JUDGEFLOW_LLM__PROVIDER=offline")
-
-
-def is_offline(provider: Provider) -> bool:
-    return provider.name == "offline"
-
-
-def model_entry(llm: LLMSettings, model: str | None = None) -> catalogue.ModelEntry:
-    """The catalogue entry of ``model`` (default: the configured one); raises
-    :class:`catalogue.UnknownModel` (an :class:`AgentsError`) when it is not known."""
-    return catalogue.load(llm.models_file).get(model or llm.model)
 
 
 def cost_usd(usage: TokenUsage, model: str, llm: LLMSettings, *, batch: bool = False) -> float:

@@ -23,8 +23,8 @@ from datetime import UTC, date, datetime
 from typing import Any
 
 from agents.errors import AgentsError, LLMError
-from agents.providers.base import LLMRequest, Provider
-from agents.providers.factory import is_offline, model_entry
+from agents.providers.base import LLMRequest, Provider, is_offline
+from agents.providers.catalogue import model_entry
 from agents.providers.settings import LLMSettings
 from schemas.ids import derive_id
 from streams.metrics import Metrics
