@@ -6,7 +6,7 @@ Layout (paths come only from configuration; ids are validated before they name a
     <skill dir>/references/criteria/<field_id>.md     (or criteria/, and .yaml/.yml/.json)
     <skill dir>/references/edge_cases/<name>.md       (or edge_cases/)
 
-Files written by other teams are read through :mod:`schemas.skill_foreign`. One unusable
+Files written by other teams are read through :mod:`schemas.skill.foreign`. One unusable
 criterion file makes that criterion unavailable, not the whole skill.
 """
 
@@ -116,22 +116,22 @@ class Skill(Frozen):
 
 def read_skill(root: Path) -> Skill:
     """Every file of a skill folder; unusable files land in ``Skill.problems`` (see
-    :func:`schemas.skill_load.read_skill`)."""
-    from schemas.skill_load import read_skill as read
+    :func:`schemas.skill.load.read_skill`)."""
+    from schemas.skill.load import read_skill as read
 
     return read(root)
 
 
 def load_skill(root: Path) -> Skill:
     """A skill folder for a worker: problems logged one line each; SkillError (one line)
-    when no criterion is usable (see :func:`schemas.skill_load.load_skill`)."""
-    from schemas.skill_load import load_skill as load
+    when no criterion is usable (see :func:`schemas.skill.load.load_skill`)."""
+    from schemas.skill.load import load_skill as load
 
     return load(root)
 
 
 def load_criterion(path: Path) -> Criterion:
-    from schemas.skill_load import load_criterion as load
+    from schemas.skill.load import load_criterion as load
 
     return load(path)
 

@@ -1,6 +1,6 @@
 """Read a skill folder from disk, file by file (models and layout: :mod:`schemas.skill`).
 
-Each criterion file goes through :mod:`schemas.skill_foreign` (other teams' spellings) and
+Each criterion file goes through :mod:`schemas.skill.foreign` (other teams' spellings) and
 then the :class:`~schemas.skill.Criterion` model. An unusable file is recorded with a one-line
 reason and makes only its criterion unavailable.
 """
@@ -17,7 +17,8 @@ from pydantic import ValidationError
 
 from schemas.base import check_safe_id
 from schemas.errors import describe
-from schemas.skill import (
+from schemas.skill.foreign import criterion_fields
+from schemas.skill.model import (
     CRITERIA_DIRS,
     CRITERION_SUFFIXES,
     EDGE_DIRS,
@@ -25,7 +26,6 @@ from schemas.skill import (
     Skill,
     SkillError,
 )
-from schemas.skill_foreign import criterion_fields
 
 #: The worker-facing name: operators filter start-up problems on ``schemas.skill``.
 log = logging.getLogger("schemas.skill")
