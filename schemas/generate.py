@@ -2,37 +2,22 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import orjson
 
+from schemas import medkit
 from schemas.registry import json_models
 
 JSON_DIR = Path(__file__).resolve().parent / "json"
-#: Modules that register extra contracts on import (medkit, calibration, tool schemas).
-PLUGINS = ("schemas.medkit", "schemas.calibration")
-
-
-def _load_plugins() -> dict[str, Callable[[], Any]]:
-    """Import the plugins; return their extra files (a plugin's ``EXTRA_JSON`` mapping of
-    file name -> function returning the JSON value, e.g. a tool's input schema)."""
-    extra: dict[str, Callable[[], Any]] = {}
-    for name in PLUGINS:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as exc:
-            if exc.name != name:
-                raise
-            continue
-        extra.update(getattr(module, "EXTRA_JSON", {}))
-    return extra
+#: Extra generated files (a tool's input schema): file name -> function returning its JSON.
+EXTRA_JSON: dict[str, Callable[[], Any]] = {**medkit.EXTRA_JSON}
 
 
 def render_all() -> dict[str, bytes]:
-    extra = _load_plugins()
+    extra = EXTRA_JSON
     out: dict[str, bytes] = {}
     opt = orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS
     for name, model in json_models().items():

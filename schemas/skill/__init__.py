@@ -4,6 +4,7 @@
 Callers import from here (``from schemas.skill import Skill, load_skill``).
 """
 
+from schemas.skill.load import load_criterion, load_skill, read_skill
 from schemas.skill.model import (
     CRITERIA_DIRS,
     CRITERION_SUFFIXES,
@@ -15,9 +16,6 @@ from schemas.skill.model import (
     Skill,
     SkillError,
     Uses,
-    load_criterion,
-    load_skill,
-    read_skill,
     safe_child,
 )
 

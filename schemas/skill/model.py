@@ -114,28 +114,6 @@ class Skill(Frozen):
         return f"field_id {field_id!r} is not a criterion of skill {self.name!r}"
 
 
-def read_skill(root: Path) -> Skill:
-    """Every file of a skill folder; unusable files land in ``Skill.problems`` (see
-    :func:`schemas.skill.load.read_skill`)."""
-    from schemas.skill.load import read_skill as read
-
-    return read(root)
-
-
-def load_skill(root: Path) -> Skill:
-    """A skill folder for a worker: problems logged one line each; SkillError (one line)
-    when no criterion is usable (see :func:`schemas.skill.load.load_skill`)."""
-    from schemas.skill.load import load_skill as load
-
-    return load(root)
-
-
-def load_criterion(path: Path) -> Criterion:
-    from schemas.skill.load import load_criterion as load
-
-    return load(path)
-
-
 def safe_child(base: Path, *ids: str, suffix: str = "") -> Path:
     """``base/id1/id2<suffix>``, refusing any id that could escape ``base``."""
     for part in ids:
