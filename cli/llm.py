@@ -59,7 +59,7 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
 def samples(settings: Settings, kinds: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
     """One sample request per worker kind, built the way the workers build them."""
     if "judge" in kinds:
-        from tools.bench.judge import bench_jobs, judge_requests
+        from tools.bench.judge_phase import bench_jobs, judge_requests
 
         yield "judge", judge_requests(settings, bench_jobs(settings, 1, slow=False))[0]
     if "debrief" in kinds:

@@ -25,6 +25,7 @@ from typing import Any
 from agents.providers.factory import model_entry
 from agents.settings import Settings
 from cli.argtypes import non_negative_int, positive_float, positive_int
+from tools.bench.judge_phase import bench_jobs, cache_served_share, fake_server, run_phase
 from tools.bench.verdict import goal
 
 DIMENSIONS = {"requests": "rpm", "input-tokens": "itpm", "output-tokens": "otpm"}
@@ -116,8 +117,6 @@ def run(configured: Settings, s: Settings, args: argparse.Namespace) -> None:
     """The worker starts from the configured requests_per_minute, as in production, and
     then follows the fake's headers. The baseline, on a fresh fake with the same tier,
     ignores the headers: only the concurrency cap and retry-after after each 429."""
-    from tools.bench.judge import bench_jobs, cache_served_share, fake_server, run_phase
-
     n, conc = args.tier_cells, args.tier_concurrency
     llm = s.llm.model_copy(update={"concurrency": conc, "requests_per_minute":
                                    configured.llm.requests_per_minute})

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from tools.bench.judge import cache_served_share, ideal_with_slow_call
+from tools.bench.judge import ideal_with_slow_call
+from tools.bench.judge_phase import cache_served_share
 
 
 def test_ideal_time_with_one_slot_held_by_a_slow_call() -> None:

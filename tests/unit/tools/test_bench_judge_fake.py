@@ -7,8 +7,8 @@ from agents.context.charts import ChartStore
 from agents.judge.validate import NEEDS_REVIEW, validate_analysis
 from agents.settings import Settings
 from schemas.skill import load_skill
-from tools.bench.judge import bench_jobs, judge_requests
 from tools.bench.judge_fake import analysis, case_of
+from tools.bench.judge_phase import bench_jobs, judge_requests
 
 
 def test_every_bench_answer_is_accepted_without_review() -> None:

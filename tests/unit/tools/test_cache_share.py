@@ -12,7 +12,7 @@ from agents.providers.base import LLMRequest, SystemBlock
 from agents.settings import Settings
 from schemas.skill import load_skill
 from tools.bench.cache_share import cache_share
-from tools.bench.judge import bench_jobs
+from tools.bench.judge_phase import bench_jobs
 
 
 def sample_requests(n: int, min_cache_tokens: int) -> list[LLMRequest]:
