@@ -17,13 +17,20 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from datetime import date
+from typing import Any, Protocol
 
 from agents.providers.catalogue import ModelEntry
+from tools.fakes.fake_reply import Reply
 from tools.fakes.fake_tier import Buckets, Tier, retry_after
 
-if TYPE_CHECKING:
-    from tools.fakes.fake_anthropic import FakeAnthropic, Reply
+
+class _Models(Protocol):
+    """What ``model_info`` reads of the server (``FakeAnthropic``)."""
+
+    today: date
+
+    def model(self, model_id: str) -> ModelEntry | None: ...
 
 CHARS_PER_TOKEN = 3.5
 MAX_BREAKPOINTS = 4
@@ -57,8 +64,6 @@ class State:
 
 
 def _reply(status: int, body: Any) -> Reply:
-    from tools.fakes.fake_anthropic import Reply
-
     return Reply(status, body)
 
 
@@ -72,7 +77,7 @@ def not_found(model: str) -> Reply:
                                                    "message": f"model: {model}"}})
 
 
-def model_info(fake: FakeAnthropic, model_id: str) -> Reply:
+def model_info(fake: _Models, model_id: str) -> Reply:
     entry = fake.model(model_id)
     if entry is None:
         return not_found(model_id)
@@ -219,8 +224,6 @@ def admit(body: dict[str, Any], entry: ModelEntry, state: State) -> Reply | None
     refusal = state.limits.admit(input_cost(body, entry, state), time.monotonic())
     if refusal is None:
         return None
-    from tools.fakes.fake_anthropic import Reply
-
     name = {"requests": "requests", "input-tokens": "input tokens",
             "output-tokens": "output tokens"}[refusal.dimension]
     reply = Reply.error(429, message=f"This request would exceed your organization's rate "
@@ -245,8 +248,6 @@ def complete(reply: Reply, body: dict[str, Any], entry: ModelEntry, state: State
             state.issued[b["id"]] = copy.deepcopy(thinking)
     if out["usage"].get("input_tokens") is None:
         out["usage"].update(_usage(body, entry, state))
-    from tools.fakes.fake_anthropic import Reply
-
     return Reply(reply.status, out, reply.headers, reply.delay)
 
 
