@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import argparse
-import importlib
 from importlib.metadata import entry_points
 
 from streams.exit_codes import ExitCode
 from streams.settings import Settings
 
-#: worker name -> "module:function(settings) -> int", declared in pyproject.toml under
-#: ``[project.entry-points."judgeflow.workers"]`` so that no lower layer names the workers.
-WORKERS = {ep.name: ep.value for ep in entry_points(group="judgeflow.workers")}
+#: worker name -> its ``run_worker(settings) -> int`` entry point, declared in pyproject.toml
+#: under ``[project.entry-points."judgeflow.workers"]`` so that no lower layer names the workers.
+WORKERS = {ep.name: ep for ep in entry_points(group="judgeflow.workers")}
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -24,5 +23,4 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    module, _, func = WORKERS[args.name].partition(":")
-    return ExitCode(getattr(importlib.import_module(module), func)(settings) or ExitCode.OK)
+    return ExitCode(WORKERS[args.name].load()(settings) or ExitCode.OK)
