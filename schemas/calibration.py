@@ -23,7 +23,8 @@ Classification = Literal["agent_a_error", "agent_b_error", "guideline_gap", "tru
                          "n_a"]
 CLASSIFICATIONS: tuple[str, ...] = (
     "agent_a_error", "agent_b_error", "guideline_gap", "true_ambiguity", "n_a")
-#: Which agent(s) the reviewer found right; same tokens as the judge's agent_correctness.
+#: Which agent(s) the reviewer found right; same tokens as the judge's agent_correctness
+#: (``agent_a`` is the job's first agent: see ``JudgeResult.agents`` for the ids).
 Correctness = Literal["agent_a", "agent_b", "neither", "both", "n_a"]
 
 
@@ -105,6 +106,10 @@ class CalibrationRecord(Frozen):
     cost_per_cell_usd: float | None = None
     agent_agreement: AgentAgreement | None = None
     computed_at: datetime
+    #: The reviewer agents behind the positional labels of this criterion's results, by id
+    #: (``agent_a`` = ``agents[0]``, ``agent_b`` = ``agents[1]``, then any further agents),
+    #: in the order the judge jobs list them. Names, not figures: not part of the id.
+    agents: tuple[str, ...] = ()
 
     @property
     def key(self) -> str:

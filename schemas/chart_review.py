@@ -6,6 +6,7 @@ Field names are the contract of DESIGN (docs/contracts.md); add fields, never re
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -223,3 +224,31 @@ class JudgeResult(Frozen, CellKeyed):
     #: The result id of the latest result for this job under another prompt version (the
     #: one this result replaces, e.g. after a replay); None for a job's first result.
     supersedes: str | None = None
+    #: The reviewer agents of the job by id, in its order: the analysis's ``agent_a`` is
+    #: ``agents[0]``, ``agent_b`` is ``agents[1]``; a third or later agent is named only here
+    #: and in ``correct_agents``. Empty in results written before this field existed.
+    agents: tuple[str, ...] = ()
+    #: The agents the judge found right, by id: ``agent_correctness`` mapped onto ``agents``
+    #: (``both`` = the first two, ``neither`` = none), plus every further agent whose
+    #: canonical answer equals the suggested answer. None for ``n_a`` (and older results).
+    correct_agents: tuple[str, ...] | None = None
+    #: The agent ``classification_hint`` blames (``agent_a_error`` -> ``agents[0]``), by id.
+    error_agent: str | None = None
+
+
+#: The analysis's positional reviewer labels (the platform's judge contract) -> position.
+AGENT_LABELS = {"agent_a": 0, "agent_b": 1}
+
+
+def name_agents(label: str | None, agents: Sequence[str]) -> str | None:
+    """A label of the judge contract with its reviewers named: ``agent_a`` -> ``default``,
+    ``agent_b_error`` -> ``skeptical_error``, ``both`` -> ``default+skeptical``; other labels
+    (``neither``, ``guideline_gap``, ``n_a``) and labels without a known agent are kept."""
+    if label is None:
+        return None
+    base, suffix = (label[:-6], "_error") if label.endswith("_error") else (label, "")
+    if base in AGENT_LABELS and AGENT_LABELS[base] < len(agents):
+        return agents[AGENT_LABELS[base]] + suffix
+    if label == "both" and len(agents) >= 2:
+        return f"{agents[0]}+{agents[1]}"
+    return label

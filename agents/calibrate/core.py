@@ -10,7 +10,8 @@ skill knows the criterion, else by their JSON spelling.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections import Counter
+from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
@@ -41,6 +42,15 @@ def same_answer(a: Any, b: Any, schema: AnswerSchema | None) -> bool:
     if schema is not None:
         return bool(canonicalize(a, schema) == canonicalize(b, schema))
     return format_signature(a) == format_signature(b)
+
+
+def reviewer_agents(results: Iterable[JudgeResult]) -> tuple[str, ...]:
+    """The agents behind the results' positional labels: the order most results list
+    (a cell decided without one of its agents lists fewer; ties: the longer, then by name)."""
+    counts = Counter(r.agents for r in results if r.agents)
+    if not counts:
+        return ()
+    return max(counts, key=lambda agents: (counts[agents], len(agents), agents))
 
 
 class Calibration:
@@ -114,10 +124,11 @@ class Calibration:
                                   len(results))),
             cost_usd=round(cost, 8),
             cost_per_cell_usd=round(cost / len(results), 8) if results else None,
-            agent_agreement=self.agent_agreement(task, field))
+            agent_agreement=self.agent_agreement(task, field),
+            agents=reviewer_agents(results.values()))
         digest = derive_id(canonical_json(
             CalibrationRecord.model_construct(**fields).model_dump(mode="json", exclude={
-                "calibration_id", "computed_at", "schema_version"})), length=None)
+                "calibration_id", "computed_at", "schema_version", "agents"})), length=None)
         return CalibrationRecord(calibration_id=digest, computed_at=now, **fields)
 
     def agent_agreement(self, task: str, field: str) -> AgentAgreement | None:

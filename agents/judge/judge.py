@@ -23,7 +23,7 @@ import dataclasses
 import logging
 import time
 from datetime import UTC, datetime
-from typing import Literal
+from typing import Any, Literal
 
 from agents.context.assemble import gather
 from agents.context.charts import ChartStore
@@ -32,6 +32,7 @@ from agents.judge.offline import VERSION as OFFLINE_VERSION
 from agents.judge.offline import offline_payload
 from agents.judge.parse import parse_response
 from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_request
+from agents.judge.reviewers import correct_agents, error_agent
 from agents.judge.typedrift import type_drift_analysis
 from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
 from agents.judge.versioning import prompt_version, result_id, typedrift_version
@@ -42,6 +43,7 @@ from agents.settings import Settings
 from agents.transient import LLMUnavailable, is_transient
 from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, ValidationProblem
 from schemas.skill import Criterion, Skill
+from streams.detect.normalize import canonicalize, to_json_value
 from streams.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -135,18 +137,30 @@ class Judge:
         status: Literal["ok", "fallback", "flagged"] = (
             "fallback" if analysis is None else "flagged" if needs_review(run.problems)
             else "ok")
+        final = analysis or fallback_analysis(run.reason or "no usable answer")
+        agents = tuple(a.agent_id for a in job.answers)
         result = JudgeResult(
             result_id=self.result_id(job), job_id=job.job_id, task_id=job.task_id,
             patient_id=job.patient_id, field_id=job.field_id, kind=job.kind, status=status,
-            analysis=analysis or fallback_analysis(run.reason or "no usable answer"),
-            validation=tuple(run.problems), prompt_version=self.version_for(job),
+            analysis=final, validation=tuple(run.problems),
+            prompt_version=self.version_for(job),
             provider=run.provider, model=run.model or session.model,
             usage=session.usage_record(),
-            latency_ms=int((time.monotonic() - started) * 1000), judged_at=datetime.now(UTC))
+            latency_ms=int((time.monotonic() - started) * 1000), judged_at=datetime.now(UTC),
+            agents=agents, error_agent=error_agent(final, agents),
+            correct_agents=correct_agents(final, agents, job.normalized,
+                                          self._canonical(job.field_id, final)))
         self.metrics.results.labels(WORKER, job.kind, status).inc()
         log.info("judged %s kind=%s status=%s problems=%s calls=%d", result.result_id[:12],
                  job.kind, status, ",".join(p.type for p in run.problems) or "-", session.calls)
         return result
+
+    def _canonical(self, field_id: str, analysis: JudgeAnalysis) -> Any:
+        """The suggested answer as the job's ``normalized`` values spell it (None: none)."""
+        criterion = self.skill.criterion(field_id)
+        if analysis.suggested_answer is None or criterion is None:
+            return None
+        return to_json_value(canonicalize(analysis.suggested_answer, criterion.answer_schema))
 
     async def _analyse(self, job: JudgeJob, run: JobJudging) -> JudgeAnalysis | None:
         criterion = self.skill.criterion(job.field_id)
