@@ -20,7 +20,15 @@ from dashboard.excerpt import evidence_excerpts
 from dashboard.feed import FeedStatus, Hub
 from dashboard.security import add_headers, auth_middleware
 from dashboard.stats import calibration_rows, cost_by_version
-from dashboard.window import CALIBRATION, EVALUATIONS, FILTERS, RESULTS, Window, debrief_cards
+from dashboard.window import (
+    CALIBRATION,
+    EVALUATIONS,
+    FILTERS,
+    RESULTS,
+    Window,
+    correctness,
+    debrief_cards,
+)
 
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_ROWS = 500
@@ -68,7 +76,7 @@ async def cell(request: web.Request) -> web.Response:
     return _json({
         "row": state.window.row(request.match_info["rid"]),
         "reasoning": analysis.get("reasoning"),
-        "agent_correctness": analysis.get("agent_correctness"),
+        "agent_correctness": correctness(result),
         "evidence": evidence_excerpts(state.charts, result.get("patient_id", ""),
                                       analysis.get("evidence_pointers")),
         "validation": result.get("validation") or [],

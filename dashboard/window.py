@@ -14,6 +14,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from schemas.chart_review import name_agents
+
 RESULTS, JOBS, EVALUATIONS, CALIBRATION = "results", "jobs", "evaluations", "calibration"
 STREAMS = (RESULTS, JOBS, EVALUATIONS, CALIBRATION)
 #: Query parameter -> the row field it filters on.
@@ -127,10 +129,27 @@ def _answers(job: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return out
 
 
+def reviewer_ids(result: Mapping[str, Any]) -> tuple[str, ...]:
+    """The result's reviewer agent ids (``JudgeResult.agents``), () when it has none."""
+    raw = result.get("agents")
+    return tuple(_text(a) for a in raw) if isinstance(raw, list) else ()
+
+
+def correctness(result: Mapping[str, Any]) -> str | None:
+    """Who the judge found right, by agent id: ``correct_agents``, else the named label."""
+    named = result.get("correct_agents")
+    if isinstance(named, list):
+        return "+".join(_text(a) for a in named) or "neither"
+    raw = result.get("analysis")
+    label = raw.get("agent_correctness") if isinstance(raw, dict) else None
+    return name_agents(label if isinstance(label, str) else None, reviewer_ids(result))
+
+
 def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict[str, Any]:
     """One queue row: what a reviewer scans before opening the cell."""
     raw = result.get("analysis")
     analysis: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
+    agents = reviewer_ids(result)
     return {
         "id": _text(result.get("result_id")),
         "task_id": _text(result.get("task_id")),
@@ -141,7 +160,9 @@ def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict
         "prompt_version": _text(result.get("prompt_version")),
         "suggested_answer": analysis.get("suggested_answer"),
         "confidence": analysis.get("judge_confidence"),
-        "classification_hint": analysis.get("classification_hint"),
+        # reviewers by agent id (``skeptical_error``), the positional label for older results
+        "classification_hint": name_agents(analysis.get("classification_hint"), agents),
+        "agents": list(agents),
         "answers": _answers(job),
         "judged_at": _text(result.get("judged_at")),
     }

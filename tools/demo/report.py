@@ -8,6 +8,8 @@ from typing import Any
 import orjson
 
 from agents.calibrate.compare import table
+from agents.judge.versioning import TYPEDRIFT_LABEL
+from schemas.chart_review import name_agents
 from streams.settings import Settings
 from tools.demo.tally import Expect, Seen
 
@@ -22,6 +24,22 @@ def progress_line(seen: Seen, expect: Expect, final: bool) -> str:
 
 def _rate(f: dict[str, Any]) -> str:
     return f"{f['hits']}/{f['n']}" + (f" {f['rate']:.0%}" if f["n"] else "")
+
+
+def answer_text(value: Any) -> str:
+    """A suggested answer in full: a list as its items, text without JSON quotes."""
+    if isinstance(value, list):
+        return "[" + ", ".join(answer_text(v) for v in value) + "]"
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
+
+
+def correct_text(result: dict[str, Any]) -> str:
+    """Who the judge found right, by agent id (``default``, not ``agent_a``)."""
+    named = result.get("correct_agents")
+    if named is not None:
+        return "+".join(named) or "neither"
+    label = result["analysis"]["agent_correctness"]
+    return name_agents(label, result.get("agents") or ()) or "-"
 
 
 def truth_match(seen: Seen) -> str:
@@ -49,8 +67,8 @@ def report(seen: Seen, s: Settings, out: Any) -> None:
     results = sorted(seen.results.values(), key=lambda r: (r["kind"], r["patient_id"],
                                                            r["field_id"]))
     rows = [(r["patient_id"], r["field_id"], r["kind"], r["status"],
-             orjson.dumps(r["analysis"]["suggested_answer"]).decode()[:24],
-             r["analysis"]["agent_correctness"], r["analysis"]["judge_confidence"])
+             answer_text(r["analysis"]["suggested_answer"]),
+             correct_text(r), r["analysis"]["judge_confidence"])
             for r in results]
     print(table(f"Judge results ({len(rows)})", rows,
                 ("patient", "criterion", "kind", "status", "suggested", "correct", "confidence")),
@@ -60,7 +78,10 @@ def report(seen: Seen, s: Settings, out: Any) -> None:
     cost = sum(u.get("cost_usd", 0.0) for u in usage)
     calls = sum(u.get("llm_calls", 0) for u in usage)
     print(f"  status: {dict(status)}; LLM calls {calls}; cost ${cost:.4f}", file=out)
-    cal = sorted(seen.calibration.values(), key=lambda c: (c["field_id"], c["prompt_version"]))
+    # type drift is settled in code from the schema: its series has nothing to calibrate
+    cal = sorted((c for c in seen.calibration.values()
+                  if not c["prompt_version"].startswith(TYPEDRIFT_LABEL + "+")),
+                 key=lambda c: (c["field_id"], c["prompt_version"]))
     print(table("Judge vs sample adjudications (accuracy and kappa over adjudicated cells)", [(
         c["field_id"], c["prompt_version"], c["cells_judged"], c["cells_adjudicated"],
         _rate(c["answer_accuracy"]), "-" if c["classification_kappa"] is None

@@ -183,4 +183,7 @@ def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
     shutil.rmtree(work / "broker", ignore_errors=True)
     print(f"\njudgeflow demo: done.{f' Worker logs: {work}' if keep_logs else ''}", file=out,
           flush=True)
+    if hold_fn is None:
+        print("  To review these results in the browser (queue, evidence, calibration): "
+              "judgeflow demo --dashboard", file=out, flush=True)
     return 0
