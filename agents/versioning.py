@@ -62,7 +62,3 @@ def prompt_version(inputs: VersionInputs) -> str:
 def result_id(input_id: str, version: str) -> str:
     return derive_id(input_id, version, sep="|")
 
-
-def label_of(version: str) -> str:
-    """``judge-v3`` of ``judge-v3+4f0c9a1be27d`` (the whole string for older versions)."""
-    return version.split("+", 1)[0]

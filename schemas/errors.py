@@ -40,6 +40,3 @@ def describe(exc: ValidationError, *, limit: int | None = None,
     return text + (f"; and {rest} more" if more and rest > 0 else "")
 
 
-def invalid_fields(exc: ValidationError, root: str = ROOT) -> list[str]:
-    """The distinct field paths with an error, sorted (no reasons at all)."""
-    return sorted({location(e, root) for e in _errors(exc)})

@@ -10,8 +10,8 @@ import orjson
 
 from streams.settings import Settings
 
-#: Settings fields that are dicts of models and travel as one JSON value.
-_JSON_FIELDS = ("PRICES", "EXPECTED_AGENTS_BY_TASK")
+#: Settings fields that are dicts and travel as one JSON value.
+_JSON_FIELDS = ("EXPECTED_AGENTS_BY_TASK",)
 
 
 def settings_env(settings: Settings) -> dict[str, str]:

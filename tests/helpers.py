@@ -143,3 +143,8 @@ async def wait_committed(bootstrap: str, group: str, topic: str,
             break
         await asyncio.sleep(0.3)
     return got
+
+
+def label_of(version: str) -> str:
+    """``judge-v3`` of ``judge-v3+4f0c9a1be27d`` (the whole string for older versions)."""
+    return version.split("+", 1)[0]

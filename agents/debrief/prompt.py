@@ -9,7 +9,6 @@ an evaluation id.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import orjson
@@ -69,7 +68,6 @@ Answer by calling the {TOOL_NAME} tool exactly once with the complete evaluation
 answer in prose and do not use any other tool.
 """
 
-_FRAMED = re.compile(r"^<<DATA-([0-9a-f]+) [^\n]*>>\n(.*?)\n<<END-\1>>$", re.S | re.M)
 TOOL: dict[str, Any] = render_case_evaluation_tool()
 #: Bump when the debrief prompt changes on purpose (README "Changing the prompt").
 LABEL = "debrief-v2"
@@ -85,14 +83,6 @@ def user_message(request: DebriefRequest, rubric: CaseRubric, rubric_source: str
     payload = orjson.dumps(body).decode()
     b = boundary or new_boundary([payload])
     return f"{HEADER}\n{announce(b)}\n{block(b, 'debrief request', payload)}"
-
-
-def parse_user_message(text: str) -> dict[str, Any]:
-    """The JSON object of a debrief user message (fakes and tools use this)."""
-    m = _FRAMED.search(text)
-    payload = m.group(2) if m else text.partition("\n")[2]
-    data: dict[str, Any] = orjson.loads(payload)
-    return data
 
 
 def build_request(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,

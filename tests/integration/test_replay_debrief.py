@@ -13,9 +13,8 @@ from agents.providers.base import TokenUsage
 from agents.providers.factory import cost_usd
 from agents.replay.run import Options, replay
 from agents.settings import Settings
-from agents.versioning import label_of
 from streams.topics import ensure_topics
-from tests.helpers import collect, produce, values
+from tests.helpers import collect, label_of, produce, values
 from tests.helpers import test_settings as make_settings
 from tests.integration.test_debrief_worker import LLM, _requests
 from tests.unit.agents.debrief.support import attending

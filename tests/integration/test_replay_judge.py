@@ -20,10 +20,9 @@ from agents.judge.run import serve
 from agents.providers.anthropic import AnthropicProvider
 from agents.replay.run import Options, replay
 from agents.settings import Settings
-from agents.versioning import label_of
 from schemas.chart_review import JudgeJob
 from streams.topics import ensure_topics
-from tests.helpers import collect, produce, values
+from tests.helpers import collect, label_of, produce, values
 from tests.integration.test_cli import run_cli
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.unit.agents.judge.fixtures import PATIENT, answer, disagreement, job

@@ -9,8 +9,9 @@ from pathlib import Path
 from agents.debrief.versioning import debrief_version
 from agents.judge.versioning import LABEL, TYPEDRIFT_LABEL, prompt_version, typedrift_version
 from agents.settings import Settings
-from agents.versioning import label_of, result_id
+from agents.versioning import result_id
 from schemas.skill import load_skill
+from tests.helpers import label_of
 from tests.unit.agents.judge.fixtures import write_skill
 
 S = Settings()

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.chart_review import AgentAnswer
-from schemas.errors import describe, invalid_fields, location
+from schemas.errors import ROOT, describe, location
 
 NAME = "Jane Q. Patientname"
 
@@ -22,6 +22,11 @@ class _Shapes(BaseModel):
     code: str = Field("x", pattern=r"^[a-z]+$")
     items: list[int] = []
 
+
+
+def invalid_fields(exc: ValidationError, root: str = ROOT) -> list[str]:
+    """The distinct field paths with an error, sorted (no reasons at all)."""
+    return sorted({location(e, root) for e in exc.errors(include_input=False)})
 
 def _answer(**change: Any) -> dict[str, Any]:
     return {"event_id": "e1", "run_id": "r1", "task_id": "t", "patient_id": "p1",

@@ -3,12 +3,14 @@ in-test Provider, and a FakeAnthropic responder that answers like a good attendi
 
 from __future__ import annotations
 
+import re
 from collections import deque
 from typing import Any
 
+import orjson
+
 from agents.debrief import offline
 from agents.debrief.autorubric import rubric_for
-from agents.debrief.prompt import parse_user_message
 from agents.debrief.sampledata import load_requests
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, TokenUsage, ToolCall
@@ -16,6 +18,16 @@ from schemas.medkit import TOOL_NAME, DebriefRequest
 from tools.fakes.fake_anthropic import Reply
 
 REQUESTS = {r.request_id: r for r in load_requests()}
+#: The framed data block of a user message (agents/framing.py): boundary, label, payload.
+_FRAMED = re.compile(r"^<<DATA-([0-9a-f]+) [^\n]*>>\n(.*?)\n<<END-\1>>$", re.S | re.M)
+
+
+def parse_user_message(text: str) -> dict[str, Any]:
+    """The JSON object of a debrief user message, as a fake model reads it."""
+    m = _FRAMED.search(text)
+    payload = m.group(2) if m else text.partition("\n")[2]
+    data: dict[str, Any] = orjson.loads(payload)
+    return data
 
 
 def sample(request_id: str) -> DebriefRequest:

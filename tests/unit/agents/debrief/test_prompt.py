@@ -1,9 +1,9 @@
 import re
 
-from agents.debrief.prompt import SYSTEM, TOOL, build_request, parse_user_message, repair_request
+from agents.debrief.prompt import SYSTEM, TOOL, build_request, repair_request
 from agents.providers.base import LLMResponse, TokenUsage, ToolCall
 from schemas.medkit import TOOL_NAME, DebriefRequest, HistoryItem, render_case_evaluation_tool
-from tests.unit.agents.debrief.support import request_in, sample
+from tests.unit.agents.debrief.support import parse_user_message, request_in, sample
 
 
 def test_system_prompt_states_the_rules_and_never_mentions_the_legacy_tool() -> None:
