@@ -26,8 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.settings import Settings
 from cli.produce import produce
-from streams.topics import ensure_topics, send_all
-from tests.helpers import collect
+from streams.topics import ensure_topics, read_to_end, send_all
 from tools.broker import EmbeddedBroker
 from tools.browser import launch
 from tools.dashboard_launch import start_dashboard
@@ -80,8 +79,8 @@ async def latency(pw: Any, s: Settings, work: Path) -> None:
             for topic, path, raw in input_batches(s):
                 await produce(s, topic, path.read_bytes().splitlines(), raw)
             _, ok = await follow(s, expectations(), 300, lambda *a, **k: None)
-        records = await collect(s.kafka.bootstrap_servers, s.topics.judge_results, quiet=0.5,
-                                timeout=30)
+        records = [r async for r in read_to_end(s.kafka.bootstrap_servers,
+                                                [s.topics.judge_results], timeout=30)]
         sent = {orjson.loads(r.value)["result_id"]: r.timestamp for r in records}
 
         async def all_rows() -> dict[str, int] | None:

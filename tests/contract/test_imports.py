@@ -27,3 +27,11 @@ def test_the_layer_check_fails_on_a_cycle_inside_a_layer() -> None:
     acyclic = [c for c in contracts if c["type"] == "acyclic_siblings"]
     roots = set(config["tool"]["importlinter"]["root_packages"])
     assert acyclic and set(acyclic[0]["ancestors"]) == roots
+
+
+def test_dev_scripts_do_not_import_the_tests() -> None:
+    """dev/ is not a package lint-imports checks; its scripts use tools/, never tests/."""
+    found = [f"{path.name}:{n}" for path in sorted((ROOT / "dev").glob("*.py"))
+             for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+             if re.match(r"\s*(from|import) tests\b", line)]
+    assert not found, found
