@@ -103,6 +103,8 @@ def stop_line(t: Any, budget: float) -> str:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    # imported when the command runs: the judge, debrief and their LLM seam take ~1 s that
+    # every other command of the CLI would pay
     from agents.errors import AgentsError
     from agents.replay.console import Console, replay_console
     from agents.replay.run import Options, progress_line, replay
@@ -124,11 +126,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             out = asyncio.run(replay(
                 settings, opts, progress=console.wrap(progress_line) if tty else None,
                 counting=console.wrap(counting_line) if tty else None))
-    except (AgentsError, StreamsError) as exc:
+    except (AgentsError, StreamsError) as exc:  # a model, a range, a topic: fix and rerun
+        raise CommandError(str(exc)) from None
+    finally:
         console.end()
-        print(f"judgeflow: {exc}", file=sys.stderr)
-        return ExitCode.CANNOT_START
-    console.end()
     head = (f"replay {args.worker} under {out.version} (group {out.plan.group}"
             f"{', resumed' if out.plan.resumed else ''}): {out.plan.total} record(s) in range")
     if out.estimate is not None:
