@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 from cli.argtypes import port
-from streams.exit_codes import ExitCode
+from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 
 
@@ -37,8 +37,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         try:
             while not stop.is_set():
                 if broker.process is None or broker.process.poll() is not None:
-                    print("judgeflow: embedded broker exited", file=sys.stderr)
-                    return ExitCode.FAILURE
+                    raise CommandError("embedded broker exited", ExitCode.FAILURE)
                 stop.wait(0.5)
         except KeyboardInterrupt:
             pass
