@@ -130,6 +130,14 @@ async def _refresh(consumer: AIOKafkaConsumer, topics: list[str], current: set[T
     return found
 
 
+async def _wait(status: FeedStatus, pause: Backoff, what: str, exc: KafkaError) -> None:
+    """Count the error, log it by type (never its text: it may quote a record), pause."""
+    status.errors += 1
+    wait = pause.next()
+    log.warning("%s (%s); retrying in %.0f s", what, type(exc).__name__, wait)
+    await asyncio.sleep(wait)
+
+
 async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedStatus, *,
                    from_beginning: bool, rescan_seconds: float = 2.0,
                    backoff: Backoff | None = None) -> None:
@@ -148,11 +156,7 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                 await consumer.start()
                 break
             except KafkaError as exc:
-                status.errors += 1
-                wait = pause.next()
-                log.warning("Kafka not reachable yet (%s); retrying in %.0f s",
-                            type(exc).__name__, wait)
-                await asyncio.sleep(wait)
+                await _wait(status, pause, "Kafka not reachable yet", exc)
         pause.reset()
         while True:
             try:
@@ -172,10 +176,6 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                         absorb(window, hub, by_topic[tp.topic], rec.value, status)
                 pause.reset()
             except KafkaError as exc:
-                status.errors += 1
-                wait = pause.next()
-                log.warning("Kafka error while following (%s); retrying in %.0f s",
-                            type(exc).__name__, wait)
-                await asyncio.sleep(wait)
+                await _wait(status, pause, "Kafka error while following", exc)
     finally:
         await consumer.stop()
