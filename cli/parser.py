@@ -21,8 +21,8 @@ class Parser(argparse.ArgumentParser):
     def parse_args(self, args: Sequence[str] | None = None,  # type: ignore[override]
                    namespace: argparse.Namespace | None = None) -> argparse.Namespace:
         ns, extras = self.parse_known_args(args, namespace)
-        if extras:
-            self.error(unrecognized(self, ns, extras))
+        if extras:  # said by the command's own parser: its --help is the one to read
+            _command(self, ns).error(unrecognized(self, ns, extras))
         return ns
 
 
@@ -42,10 +42,11 @@ def _options(parser: argparse.ArgumentParser) -> set[str]:
 
 
 def _command(top: argparse.ArgumentParser, ns: argparse.Namespace) -> argparse.ArgumentParser:
+    """The innermost (sub)command ``ns`` chose (``replay judge``), else ``top``."""
     for sub in _subparsers(top):
         chosen: Any = sub.choices.get(getattr(ns, sub.dest, None) or "")
         if chosen is not None:
-            return chosen  # type: ignore[no-any-return]
+            return _command(chosen, ns)
     return top
 
 
