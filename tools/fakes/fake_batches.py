@@ -53,10 +53,10 @@ class Batches:
         self.submitted: list[str] = []
         self.succeeded: list[str] = []
 
-    def answer(self, route: str, body: dict[str, Any]) -> Any:
+    def answer(self, route: str, body: dict[str, Any], version: str | None = None) -> Any:
         parts = route.rstrip("/").split("/")  # '', v1, messages, batches, id?, results?
         if len(parts) == 4:
-            return self._create(body)
+            return self._create(body, version)
         batch = self.batches.get(parts[4])
         if batch is None:
             return rules._reply(404, {"type": "error", "error": {
@@ -73,7 +73,7 @@ class Batches:
             batch.polls_left -= 1
         return rules._reply(200, self._view(batch))
 
-    def _create(self, body: dict[str, Any]) -> Any:
+    def _create(self, body: dict[str, Any], version: str | None = None) -> Any:
         reqs = body.get("requests")
         if not isinstance(reqs, list) or not reqs:
             return rules.invalid("requests: a non-empty list is required")
@@ -89,8 +89,9 @@ class Batches:
         for r in reqs:  # the same validation as POST /v1/messages, per request
             params = r.get("params") or {}
             entry = self.fake.model(str(params.get("model")))
-            rejected = (rules.not_found(str(params.get("model"))) if entry is None
-                        else rules.validate(params, entry, self.fake.state))
+            rejected = (rules.version_problem(params, version) if self.fake.strict else None) \
+                or (rules.not_found(str(params.get("model"))) if entry is None
+                    else rules.validate(params, entry, self.fake.state, version))
             if rejected is not None:
                 batch.results[r["custom_id"]] = {"type": "errored", "error": rejected.body}
         return rules._reply(200, self._view(batch))
