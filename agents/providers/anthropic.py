@@ -102,6 +102,11 @@ class AnthropicProvider:
             log.warning("Models API look-up of %s failed (%s); retrying in %ds", self.model,
                         exc.kind, FACTS_RETRY)
 
+    async def model_facts(self) -> ModelFacts | None:
+        """The Models API's facts (asked once if not yet known; None when it failed)."""
+        await self._ensure_facts()
+        return self.facts
+
     async def complete(self, request: LLMRequest) -> LLMResponse:
         if self.halted is not None:
             raise self._halted_error()

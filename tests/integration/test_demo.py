@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from schemas.medkit import TOOL_NAME
-from tests.unit.agents.debrief.support import attending
+from tests.unit.agents.debrief.support import attending, is_debrief
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
@@ -47,7 +46,7 @@ def test_demo_runs_the_whole_pipeline_offline() -> None:
 
 def _claude(body: dict[str, Any]) -> Reply:
     """Answer like Claude would: a case evaluation for debriefs, a JudgeAnalysis for cells."""
-    if any(t.get("name") == TOOL_NAME for t in body.get("tools") or ()):
+    if is_debrief(body):  # the tool or the structured-outputs path
         return attending(body)
     return Reply.message(text=json.dumps({
         "suggested_answer": None, "reasoning": "The notes support neither answer clearly.",

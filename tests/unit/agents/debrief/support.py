@@ -3,12 +3,13 @@ in-test Provider, and a FakeAnthropic responder that answers like a good attendi
 
 from __future__ import annotations
 
+import json
 from collections import deque
 from typing import Any
 
 from agents.debrief import offline
 from agents.debrief.autorubric import rubric_for
-from agents.debrief.prompt import parse_user_message
+from agents.debrief.prompt import HEADER, parse_user_message
 from agents.debrief.sampledata import load_requests
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, TokenUsage, ToolCall
@@ -66,7 +67,18 @@ def request_in(body: dict[str, Any]) -> DebriefRequest:
     return DebriefRequest.model_validate(data)
 
 
+def is_debrief(body: dict[str, Any]) -> bool:
+    first = (body.get("messages") or [{}])[0].get("content")
+    text = first if isinstance(first, str) else (first or [{}])[0].get("text", "")
+    return str(text).startswith(HEADER)
+
+
 def attending(body: dict[str, Any]) -> Reply:
-    """FakeAnthropic responder: a good render_case_evaluation for the request in ``body``."""
-    return Reply.message(tool_use={"name": TOOL_NAME, "input": good_payload(request_in(body))},
+    """FakeAnthropic responder: a good evaluation for the request in ``body``, as the
+    render_case_evaluation tool call, or as the JSON text when the request asked for
+    structured outputs (``output_config.format``)."""
+    payload = good_payload(request_in(body))
+    if (body.get("output_config") or {}).get("format"):
+        return Reply.message(text=json.dumps(payload), input_tokens=2400, output_tokens=700)
+    return Reply.message(tool_use={"name": TOOL_NAME, "input": payload},
                          input_tokens=2400, output_tokens=700)
