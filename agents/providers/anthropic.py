@@ -204,7 +204,9 @@ class AnthropicProvider:
         return out
 
     # -- Message Batches (agents.providers.anthropic_batch) -------------------------
-    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]) -> str:
+    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]
+                           ) -> list[tuple[str, list[str]]]:
+        """As many batches as the API's limits need: ``[(batch id, custom ids)]``."""
         return await anthropic_batch.submit(self, items)
 
     async def batch_status(self, batch_id: str) -> anthropic_batch.BatchStatus:
