@@ -27,7 +27,6 @@ from agents.providers.anthropic_errors import classify
 from agents.providers.anthropic_params import to_response
 from agents.providers.base import LLMRequest, LLMResponse
 
-
 MAX_REQUESTS = 100_000
 #: 256 MB, read as the smaller 256 * 10^6 bytes so either reading of "MB" holds.
 MAX_BYTES = 256_000_000
