@@ -129,8 +129,20 @@ class DebriefGrader:
     async def _structured(self) -> bool:
         """Structured outputs, where the Models API says the model has them."""
         ask = getattr(self.provider, "model_facts", None)
-        facts = await ask() if ask is not None else None
+        if ask is not None:
+            await ask()
+        return self._structured_known()
+
+    def _structured_known(self) -> bool:
+        facts = getattr(self.provider, "facts", None)
         return bool(facts is not None and facts.structured_outputs)
+
+    def first_request(self, request: DebriefRequest) -> LLMRequest:
+        """The first request :meth:`evaluate` sends (a batch replay submits it), on the path
+        the facts known so far choose (the start-up check asked the Models API)."""
+        rubric, source = rubric_for(request)
+        return build_request(request, rubric, source, self.settings.llm.max_tokens,
+                             structured=self._structured_known())
 
     def _repair(self, first: LLMRequest, response: LLMResponse, reason: str) -> LLMRequest:
         if response.stop_reason == "max_tokens":  # cut short: ask again with more room
