@@ -313,3 +313,18 @@ def test_overload_and_rate_limit_carry_retry_after(fake: FakeAnthropic, status: 
     got, answer, headers = call(fake, msg())
     assert got == status and headers["retry-after"] == "1"
     assert answer["error"]["type"] in ("rate_limit_error", "overloaded_error")
+
+
+def test_count_tokens_and_batched_requests_follow_the_version_rules(
+        fake: FakeAnthropic) -> None:
+    got, answer, _ = call(fake, msg(top_k=5), "/v1/messages/count_tokens")
+    assert got == 400 and "top_k: Extra inputs" in answer["error"]["message"]
+    got, batch, _ = call(fake, {"requests": [
+        {"custom_id": "ok", "params": msg()},
+        {"custom_id": "sampled", "params": msg(temperature=1)}]}, "/v1/messages/batches")
+    assert got == 200
+    fake.batches._finish(fake.batches.batches[batch["id"]])
+    results = fake.batches.batches[batch["id"]].results
+    assert results["ok"]["type"] == "succeeded"
+    assert results["sampled"]["type"] == "errored"
+    assert "temperature" in results["sampled"]["error"]["error"]["message"]
