@@ -119,6 +119,11 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
     if llm.effort is not None and llm.effort not in facts.efforts:
         raise AgentsError(f"llm.effort {llm.effort!r} is not accepted by {provider.model} "
                           f"(the Models API lists: {', '.join(facts.efforts) or 'no effort'})")
+    if llm.structured_output and not facts.structured_outputs:
+        log.warning("the Models API says %s has no structured outputs: requests go without "
+                    "output_config.format (the judge's answers are still validated in code; "
+                    "set JUDGEFLOW_LLM__STRUCTURED_OUTPUT=false for the sentinel format)",
+                    provider.model)
     for line in cross_check(entry, facts):
         log.warning("model catalogue vs Models API: %s", line)
 

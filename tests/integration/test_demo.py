@@ -71,7 +71,7 @@ def test_demo_uses_claude_when_the_api_key_is_set() -> None:
     assert "logs in" not in out and "Worker logs" not in out  # removed: no path to show
     assert "Judge results (97)" in out and "Debrief evaluations (11)" in out
     # type drift (25 jobs) never calls the model; every other job is one call; 11 debriefs
-    judge_calls = [r for r in requests if not r.body.get("tools")]
+    judge_calls = [r for r in requests if not is_debrief(r.body)]
     assert len(judge_calls) == 97 - 25
     assert len(requests) - len(judge_calls) == 11
     assert all("test-key" in (r.headers.get("Authorization", "") + r.headers.get("x-api-key", ""))
