@@ -83,10 +83,17 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
     except AgentsError as exc:
         print(f"llm check: {exc}")
         return ExitCode.USAGE
-    entry = provider.entry
-    print(f"llm check: model {provider.model} (cache minimum {entry.min_cache_tokens} tokens, "
-          f"adaptive thinking {'yes' if entry.adaptive_thinking else 'no'}, effort "
-          f"{settings.llm.effort or entry.default_effort or 'n/a'})")
+    entry, facts = provider.entry, provider.facts
+    if facts is None:
+        print(f"llm check: model {provider.model} (cache minimum {entry.min_cache_tokens} "
+              "tokens; the Models API did not answer)")
+    else:
+        print(f"llm check: model {provider.model} ({facts.lifecycle}; cache minimum "
+              f"{entry.min_cache_tokens} tokens, adaptive thinking "
+              f"{'yes' if facts.adaptive_thinking else 'no'}, structured outputs "
+              f"{'yes' if facts.structured_outputs else 'no'}, batch "
+              f"{'yes' if facts.batch else 'no'}, efforts {', '.join(facts.efforts) or 'none'}"
+              f", effort {settings.llm.effort or 'the model default'})")
     status = 0
     try:
         for kind, request in samples(settings, kinds):
@@ -108,6 +115,10 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
                       f"{u.cache_creation_input_tokens}, cache hit "
                       f"{'yes' if u.cache_read_input_tokens else 'no'}, "
                       f"cost ${cost_usd(u, r.model, settings.llm):.6f}")
+            seen = provider.cache_log.reasons
+            if seen:
+                print(f"  {kind}: cache diagnostics: {', '.join(seen)}")
+                seen.clear()
     finally:
         await provider.aclose()
     return status

@@ -1,6 +1,9 @@
 """Grading orchestration: one request in, one validated :class:`CaseEvaluation` out.
 
-LLM path: the attending prompt with the strict ``render_case_evaluation`` tool and
+LLM path, on a model whose Models API capabilities list structured outputs: the attending
+prompt with ``output_config.format`` = the ``render_case_evaluation`` input schema; the
+reply's text is the evaluation (a reply that still fails our checks gets one repair turn).
+Elsewhere: the strict ``render_case_evaluation`` tool and
 ``tool_choice: auto``. A reply without exactly one usable tool call (no call, the retired
 ``render_case_grade`` tool, invalid input, wrong case) gets one repair round-trip: the
 conversation continues with the assistant turn passed back exactly as received (thinking
@@ -23,7 +26,7 @@ from pydantic import ValidationError
 
 from agents.debrief import offline, validate
 from agents.debrief.autorubric import rubric_for
-from agents.debrief.prompt import build_request, repair_request
+from agents.debrief.prompt import build_request, repair_request, repair_structured
 from agents.debrief.versioning import debrief_version
 from agents.errors import InvalidOutput, LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider
@@ -108,22 +111,45 @@ class DebriefGrader:
 
     async def _ask(self, session: LLMSession, request: DebriefRequest, rubric: CaseRubric,
                    source: str, problems: list[ValidationProblem]) -> validate.Checked:
-        first = build_request(request, rubric, source, self.settings.llm.max_tokens)
+        structured = await self._structured()
+        first = build_request(request, rubric, source, self.settings.llm.max_tokens,
+                              structured=structured)
         response = await self._call(session, first)
-        attempt = self._interpret(response, request, rubric, source)
+        attempt = self._interpret(response, request, rubric, source, structured)
         if attempt.reason is not None:
             problems.append(ValidationProblem(type="repair_round_trip", action="repaired",
                                               message=attempt.reason))
             retry = await self._call(session, self._repair(first, response, attempt.reason))
-            response, attempt = retry, self._interpret(retry, request, rubric, source)
+            response, attempt = retry, self._interpret(retry, request, rubric, source,
+                                                       structured)
         if attempt.checked is None:
             raise BadRecord("invalid_output", f"after one repair round-trip: {attempt.reason}")
         return attempt.checked
+
+    async def _structured(self) -> bool:
+        """Structured outputs, where the Models API says the model has them."""
+        ask = getattr(self.provider, "model_facts", None)
+        if ask is not None:
+            await ask()
+        return self._structured_known()
+
+    def _structured_known(self) -> bool:
+        facts = getattr(self.provider, "facts", None)
+        return bool(facts is not None and facts.structured_outputs)
+
+    def first_request(self, request: DebriefRequest) -> LLMRequest:
+        """The first request :meth:`evaluate` sends (a batch replay submits it), on the path
+        the facts known so far choose (the start-up check asked the Models API)."""
+        rubric, source = rubric_for(request)
+        return build_request(request, rubric, source, self.settings.llm.max_tokens,
+                             structured=self._structured_known())
 
     def _repair(self, first: LLMRequest, response: LLMResponse, reason: str) -> LLMRequest:
         if response.stop_reason == "max_tokens":  # cut short: ask again with more room
             budget = max(first.max_tokens, self.settings.llm.repair_max_tokens)
             return replace(first, max_tokens=budget)
+        if first.output_schema is not None:
+            return repair_structured(first, response, reason)
         repair = repair_request(first, response, reason)
         if not response.content:
             return repair
@@ -143,7 +169,9 @@ class DebriefGrader:
         return response
 
     def _interpret(self, response: LLMResponse, request: DebriefRequest, rubric: CaseRubric,
-                   source: str) -> _Attempt:
+                   source: str, structured: bool = False) -> _Attempt:
+        if structured:
+            return self._interpret_json(response, request, rubric, source)
         names = [c.name for c in response.tool_calls]
         legacy = [n for n in names if n in LEGACY_TOOL_NAMES]
         ours = [c for c in response.tool_calls if c.name == TOOL_NAME]
@@ -161,5 +189,17 @@ class DebriefGrader:
             return _Attempt(validate.check(request, rubric, source, payload), None)
         except ValidationError as exc:
             return _Attempt(None, f"{TOOL_NAME} input is invalid: {validation_summary(exc)}")
+        except InvalidOutput as exc:
+            return _Attempt(None, str(exc))
+
+    def _interpret_json(self, response: LLMResponse, request: DebriefRequest,
+                        rubric: CaseRubric, source: str) -> _Attempt:
+        if response.stop_reason == "max_tokens":
+            return _Attempt(None, "the evaluation stopped at max_tokens")
+        try:
+            payload = CaseEvaluationInput.model_validate_json(response.text)
+            return _Attempt(validate.check(request, rubric, source, payload), None)
+        except ValidationError as exc:
+            return _Attempt(None, f"the evaluation is invalid: {validation_summary(exc)}")
         except InvalidOutput as exc:
             return _Attempt(None, str(exc))

@@ -1,4 +1,11 @@
-"""The attending's debrief prompt, the tool, and the repair message.
+"""The attending's debrief prompt, the tool (or the structured-output schema), and the
+repair message.
+
+Two answer paths with the same rules and schema: on a model whose Models API capabilities
+list structured outputs, ``output_config.format`` carries the ``render_case_evaluation``
+input schema and the answer is the JSON object itself (the decoder guarantees the schema:
+no forced tool needed, which the 5.5 models refuse); elsewhere the strict tool with
+``tool_choice: auto`` and a repair turn.
 
 The rules follow the medkit attending's debrief mode (in our own words). ``LABEL`` is the
 readable part of the prompt version, bumped by hand when the prompt changes on purpose; the
@@ -9,6 +16,7 @@ an evaluation id.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -68,6 +76,13 @@ Answer by calling the {TOOL_NAME} tool exactly once with the complete evaluation
 answer in prose and do not use any other tool.
 """
 
+TOOL_ANSWER = (f"Answer by calling the {TOOL_NAME} tool exactly once with the complete "
+               "evaluation. Do not\nanswer in prose and do not use any other tool.\n")
+JSON_ANSWER = ("Answer with the complete evaluation as one JSON object in the required "
+               "format, and\nnothing else.\n")
+#: The same rules, for the structured-outputs path.
+SYSTEM_STRUCTURED = SYSTEM.replace(TOOL_ANSWER, JSON_ANSWER)
+
 TOOL: dict[str, Any] = render_case_evaluation_tool()
 #: Bump when the debrief prompt changes on purpose (README "Changing the prompt").
 LABEL = "debrief-v2"
@@ -86,12 +101,25 @@ def user_message(request: DebriefRequest, rubric: CaseRubric, rubric_source: str
 
 
 def build_request(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,
-                  max_tokens: int) -> LLMRequest:
+                  max_tokens: int, *, structured: bool = False) -> LLMRequest:
+    messages = ({"role": "user", "content": user_message(request, rubric, rubric_source)},)
+    budget = max(max_tokens, MIN_MAX_TOKENS)
+    if structured:
+        return LLMRequest(system=(SystemBlock(SYSTEM_STRUCTURED, cache=True),),
+                          messages=messages, max_tokens=budget,
+                          output_schema=TOOL["input_schema"], labels={"worker": "debrief"})
     return LLMRequest(
-        system=(SystemBlock(SYSTEM, cache=True),),
-        messages=({"role": "user", "content": user_message(request, rubric, rubric_source)},),
-        max_tokens=max(max_tokens, MIN_MAX_TOKENS), tools=(TOOL,), tool_choice="auto",
-        labels={"worker": "debrief"})
+        system=(SystemBlock(SYSTEM, cache=True),), messages=messages, max_tokens=budget,
+        tools=(TOOL,), tool_choice="auto", labels={"worker": "debrief"})
+
+
+def repair_structured(first: LLMRequest, response: LLMResponse, reason: str) -> LLMRequest:
+    """One more turn on the structured path: what was wrong, then the same schema."""
+    note = (f"Your reply cannot be used: {reason}. Answer again with the complete "
+            "evaluation of this encounter as one JSON object.")
+    messages = (*first.messages, assistant_turn(response),
+                {"role": "user", "content": [{"type": "text", "text": note}]})
+    return replace(first, messages=messages)
 
 
 def assistant_turn(response: LLMResponse) -> dict[str, Any]:

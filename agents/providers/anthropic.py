@@ -37,11 +37,16 @@ from agents.providers import anthropic_batch, catalogue
 from agents.providers.anthropic_errors import HALTING, classify
 from agents.providers.anthropic_params import build_params, to_response
 from agents.providers.base import LLMRequest, LLMResponse
+from agents.providers.cache_diagnostics import CacheLog
 from agents.providers.limits import Budget, RetryPolicy, call_with_retries
+from agents.providers.model_facts import ModelFacts
+from agents.providers.model_facts import parse as parse_facts
 from agents.providers.pacing import Cost
 from agents.providers.settings import LLMSettings
 
 log = logging.getLogger(__name__)
+#: Seconds between Models API look-ups after one failed.
+FACTS_RETRY = 300
 __all__ = ["AnthropicProvider", "build_params", "classify", "to_response"]
 
 
@@ -69,16 +74,47 @@ class AnthropicProvider:
         self.on_halt: list[Any] = []  # callbacks (gauges), called once with the error
         self._prefixes_seen: set[str] = set()
         self._background: set[asyncio.Task[Any]] = set()
+        #: What the Models API says about the model (None until it answered).
+        self.facts: ModelFacts | None = None
+        self._facts_tried = -math.inf
+        self.cache_log = CacheLog(self.entry.min_cache_tokens if self.entry else 0)
 
     def params(self, request: LLMRequest) -> dict[str, Any]:
         s = self.settings
         return build_params(request, self.model, self.entry, max_tokens_floor=s.max_tokens,
-                            effort=s.effort, cache_ttl=s.cache_ttl)
+                            effort=s.effort, cache_ttl=s.cache_ttl, facts=self.facts)
+
+    async def load_facts(self) -> ModelFacts:
+        """Ask the Models API about the model (raises :class:`LLMError`); kept for every
+        later request."""
+        self._facts_tried = time.monotonic()
+        self.facts = parse_facts(await self.retrieve_model())
+        return self.facts
+
+    async def _ensure_facts(self) -> None:
+        """Facts before the first request; a failed look-up is retried at most every
+        ``FACTS_RETRY`` seconds (requests meanwhile use conservative defaults)."""
+        if self.facts is not None or time.monotonic() - self._facts_tried < FACTS_RETRY:
+            return
+        try:
+            await self.load_facts()
+        except LLMError as exc:
+            log.warning("Models API look-up of %s failed (%s); retrying in %ds", self.model,
+                        exc.kind, FACTS_RETRY)
+
+    async def model_facts(self) -> ModelFacts | None:
+        """The Models API's facts (asked once if not yet known; None when it failed)."""
+        await self._ensure_facts()
+        return self.facts
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         if self.halted is not None:
             raise self._halted_error()
+        await self._ensure_facts()
         params = self.params(request)
+        key = self.cache_log.key(request) if self.settings.cache_diagnostics else None
+        if key is not None:
+            params["diagnostics"] = {"previous_message_id": self.cache_log.previous(key)}
         self._check_prefixes(request)
         started = time.monotonic()
 
@@ -107,6 +143,8 @@ class AnthropicProvider:
         message, attempts = await call_with_retries(self.budget, once, _estimate(params))
         latency_ms = int((time.monotonic() - started) * 1000)
         response = to_response(message, latency_ms, attempts)
+        if key is not None:
+            self.cache_log.observe(key, message, self.model)
         log.debug("anthropic: %s stop=%s in=%d out=%d cache_read=%d attempts=%d %dms",
                   response.model, response.stop_reason, response.usage.input_tokens,
                   response.usage.output_tokens, response.usage.cache_read_input_tokens,
@@ -131,9 +169,9 @@ class AnthropicProvider:
         """Once per distinct cacheable prefix: count it and log whether it caches."""
         if not self.settings.check_cache_prefixes or not any(b.cache for b in request.system):
             return
-        from agents.providers.startup import prefix_key, report_cache_prefixes
+        from agents.providers.startup import report_cache_prefixes
 
-        key = prefix_key(request)
+        key = self.cache_log.key(request) or ""
         if key in self._prefixes_seen:
             return
         self._prefixes_seen.add(key)
@@ -166,7 +204,9 @@ class AnthropicProvider:
         return out
 
     # -- Message Batches (agents.providers.anthropic_batch) -------------------------
-    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]) -> str:
+    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]
+                           ) -> list[tuple[str, list[str]]]:
+        """As many batches as the API's limits need: ``[(batch id, custom ids)]``."""
         return await anthropic_batch.submit(self, items)
 
     async def batch_status(self, batch_id: str) -> anthropic_batch.BatchStatus:

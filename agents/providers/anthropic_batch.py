@@ -1,6 +1,12 @@
 """Message Batches on the provider seam (with ``anthropic.py`` the only modules importing
 ``anthropic``): submit first requests under custom ids, ask for the status, read results.
 
+The batch-processing page's limits: a batch holds at most 100,000 requests or 256 MB,
+whichever comes first (:func:`chunk` splits a submission into as many batches as needed); a
+batch still processing after 24 hours expires (its unanswered entries come back
+``expired``); results stay downloadable for 29 days after creation
+(:attr:`BatchStatus.results_gone`).
+
 Each request's params are built exactly as a live call's (``AnthropicProvider.params``), so
 the API validates a batched request the same way. Results come back as the same
 :class:`LLMResponse` a live call gives (``batch=True``: priced with the batch discount);
@@ -9,8 +15,10 @@ an ``errored``, ``expired`` or ``canceled`` entry comes back as its kind, for re
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 import anthropic
@@ -19,6 +27,11 @@ from agents.providers.anthropic_errors import classify
 from agents.providers.anthropic_params import to_response
 from agents.providers.base import LLMRequest, LLMResponse
 
+MAX_REQUESTS = 100_000
+#: 256 MB, read as the smaller 256 * 10^6 bytes so either reading of "MB" holds.
+MAX_BYTES = 256_000_000
+RESULTS_WINDOW = timedelta(days=29)
+
 
 @dataclass(frozen=True)
 class BatchStatus:
@@ -26,10 +39,40 @@ class BatchStatus:
     #: ``in_progress`` | ``canceling`` | ``ended``
     processing_status: str
     counts: dict[str, int]
+    created_at: datetime | None = None
+    archived: bool = False
 
     @property
     def ended(self) -> bool:
         return self.processing_status == "ended"
+
+    def results_gone(self, now: datetime | None = None) -> bool:
+        """Past the 29-day results window (or archived): the results cannot be read."""
+        now = now or datetime.now(UTC)
+        return self.archived or (self.created_at is not None
+                                 and now - self.created_at >= RESULTS_WINDOW)
+
+
+def chunk(requests: Sequence[dict[str, Any]], max_requests: int | None = None,
+          max_bytes: int | None = None) -> list[list[dict[str, Any]]]:
+    """Split batch requests, in order, into batches within the API's limits (pure). The size
+    of a batch is its create body's JSON; a request larger than the limit on its own goes
+    alone (the API then reports it)."""
+    max_requests = max_requests or MAX_REQUESTS
+    max_bytes = max_bytes or MAX_BYTES
+    out: list[list[dict[str, Any]]] = []
+    current: list[dict[str, Any]] = []
+    size = len('{"requests":[]}')
+    for r in requests:
+        n = len(json.dumps(r, separators=(",", ":"))) + 1
+        if current and (len(current) >= max_requests or size + n > max_bytes):
+            out.append(current)
+            current, size = [], len('{"requests":[]}')
+        current.append(r)
+        size += n
+    if current:
+        out.append(current)
+    return out
 
 
 @dataclass(frozen=True)
@@ -41,14 +84,19 @@ class BatchResult:
     error: str = ""
 
 
-async def submit(provider: Any, items: Sequence[tuple[str, LLMRequest]]) -> str:
+async def submit(provider: Any, items: Sequence[tuple[str, LLMRequest]]
+                 ) -> list[tuple[str, list[str]]]:
+    """Submit ``items`` in as many batches as the limits need: ``[(batch id, custom ids)]``."""
     requests = [{"custom_id": cid, "params": provider.params(req)} for cid, req in items]
-    try:
-        batch = await provider.client.messages.batches.create(
-            requests=requests, timeout=provider.settings.deadline_seconds)
-    except anthropic.AnthropicError as exc:
-        raise classify(exc) from exc
-    return str(batch.id)
+    out: list[tuple[str, list[str]]] = []
+    for part in chunk(requests):
+        try:
+            batch = await provider.client.messages.batches.create(
+                requests=part, timeout=provider.settings.deadline_seconds)
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+        out.append((str(batch.id), [r["custom_id"] for r in part]))
+    return out
 
 
 async def status(provider: Any, batch_id: str) -> BatchStatus:
@@ -58,7 +106,11 @@ async def status(provider: Any, batch_id: str) -> BatchStatus:
     except anthropic.AnthropicError as exc:
         raise classify(exc) from exc
     counts = batch.request_counts.to_dict() if batch.request_counts is not None else {}
-    return BatchStatus(batch.id, str(batch.processing_status), counts)
+    created = batch.created_at
+    if created is not None and created.tzinfo is None:
+        created = created.replace(tzinfo=UTC)
+    return BatchStatus(batch.id, str(batch.processing_status), counts, created,
+                       batch.archived_at is not None)
 
 
 async def results(provider: Any, batch_id: str) -> list[BatchResult]:

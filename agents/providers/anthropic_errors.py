@@ -1,7 +1,12 @@
 """SDK exceptions -> :class:`agents.errors.LLMError` with a stable ``kind`` (pure; tested).
 
+Retryability follows the SDK's own rule (``_base_client._should_retry``): an
+``x-should-retry: true`` / ``false`` header on the answer decides, whatever the status;
+without it 408, 409 (lock timeout: ``conflict``), 429 and 5xx are retried.
+
 Retryable: ``rate_limited`` (429), ``overloaded`` (529), ``server_error`` (5xx, 504
-included), ``timeout`` (408, client timeouts), ``connection``. Permanent: ``bad_request``,
+included), ``timeout`` (408, client timeouts), ``conflict`` (409), ``connection``.
+Permanent: ``bad_request``,
 ``auth``, ``not_found``, ``request_too_large`` (413), ``context_window_exceeded`` (400
 ``model_context_window_exceeded``), and the two that also stop the provider (``HALTING``):
 ``spend_limit`` (a 429 whose error says the spend or usage limit is reached: waiting does
@@ -56,13 +61,23 @@ def classify(exc: Exception) -> LLMError:
     raise exc
 
 
+def should_retry(headers: Any) -> bool | None:
+    """The server's explicit verdict (``x-should-retry``), or None when it gives none."""
+    value = headers.get("x-should-retry") if headers is not None else None
+    return {"true": True, "false": False}.get(str(value).strip().lower()) if value else None
+
+
 def _classify_status(exc: anthropic.APIStatusError) -> LLMError:
     status = exc.status_code
-    after = _retry_after(exc.response.headers)
+    headers = exc.response.headers
+    after = _retry_after(headers)
+    verdict = should_retry(headers)
     etype, text = _error_detail(exc)
     message = f"HTTP {status}: {etype}" + (f": {text[:200]}" if text else "")
 
     def err(kind: str, retryable: bool, retry_after: float | None = None) -> LLMError:
+        if verdict is not None and kind not in HALTING:
+            retryable = verdict  # the server says; a halting error stays halting
         return LLMError(kind, message, retryable=retryable, retry_after=retry_after,
                         status=status)
 
@@ -84,6 +99,8 @@ def _classify_status(exc: anthropic.APIStatusError) -> LLMError:
         return err("not_found", False)
     if status == 408:
         return err("timeout", True, after)
+    if status == 409:
+        return err("conflict", True, after)
     if status >= 500:  # 500, 502, 503, 504
         return err("server_error", True, after)
     return err("bad_request", False)

@@ -28,11 +28,9 @@ class LLMRequest:
     tools: tuple[dict[str, Any], ...] = ()
     #: ``"auto"`` (the only choice the newest models accept alongside tools) or ``"none"``.
     tool_choice: Literal["auto", "none"] = "auto"
-    #: JSON Schema for structured output (``output_config.format``), if used.
+    #: JSON Schema for structured output (``output_config.format``), if used. No sampling
+    #: parameters exist: API version 2026-10-21 rejects temperature/top_p/top_k outright.
     output_schema: dict[str, Any] | None = None
-    #: Sampling parameters (``temperature``/``top_p``/``top_k``). Dropped for models whose
-    #: catalogue entry says they refuse non-default values (the 5.x models answer 400).
-    sampling: dict[str, float] = field(default_factory=dict)
     #: Free-form labels for logs/metrics (never PHI): e.g. ``{"worker": "judge"}``.
     labels: dict[str, str] = field(default_factory=dict)
 

@@ -29,37 +29,56 @@ class UnknownModel(AgentsError):
     """The model is not in the catalogue (a configuration mistake: one clear line)."""
 
 
-class ModelEntry(BaseModel):
+class Rates(BaseModel):
+    """USD per million tokens, one price tier."""
+
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    id: str
-    #: USD per million tokens.
     input: float = Field(ge=0)
     output: float = Field(ge=0)
     cache_write_5m: float = Field(ge=0)
     cache_write_1h: float = Field(ge=0)
     cache_read: float = Field(ge=0)
-    #: Share taken off input and output prices by the Batch API (0.5 = 50 % off).
+
+
+class Tier(Rates):
+    """The rates of a request whose prompt is longer than ``above_prompt_tokens`` (every
+    token of that request, output included, pays them: the pricing page's long-prompt rule)."""
+
+    above_prompt_tokens: int = Field(gt=0)
+
+
+class ModelEntry(Rates):
+    """What the Models API does not serve: prices, the cache minimum, forced tool choice and
+    the replacement to name when the model goes away. Lifecycle and capabilities (efforts,
+    thinking, structured outputs, batch, token limits) come from the Models API at start
+    (:mod:`agents.providers.model_facts`)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    #: Share taken off every token of a batched request (0.5 = 50 % off).
     batch_discount: float = Field(default=0.0, ge=0, le=1)
+    #: Higher price tiers by prompt length, lowest threshold first.
+    tiers: tuple[Tier, ...] = ()
     #: Shortest prefix the API caches; shorter prefixes are silently not cached.
     min_cache_tokens: int = Field(ge=0)
-    #: Thinks by default; thinking tokens count toward max_tokens.
-    adaptive_thinking: bool = False
-    #: Accepts tool_choice "any"/"tool" (the 5.x models answer 400).
+    #: Accepts tool_choice "any"/"tool" (the 5.5 models answer 400). Not in the Models API.
     forced_tool_choice: bool = True
-    #: Accepts non-default temperature/top_p/top_k (the 5.x models answer 400).
-    sampling_params: bool = True
-    efforts: tuple[str, ...] = ()
-    default_effort: str | None = None
-    deprecated: date | None = None
-    retires: date | None = None
+    #: The model to move to when this one is deprecated or retired.
+    replacement: str | None = None
+    #: Where the prices were read, and when.
+    source: str = ""
+    checked: date | None = None
+    note: str = ""
 
-    def status(self, today: date) -> Literal["active", "deprecated", "retired"]:
-        if self.retires is not None and self.retires <= today:
-            return "retired"
-        if self.deprecated is not None and self.deprecated <= today:
-            return "deprecated"
-        return "active"
+    def rates(self, prompt_tokens: int) -> Rates:
+        """The rates a request with ``prompt_tokens`` of prompt pays."""
+        chosen: Rates = self
+        for tier in self.tiers:
+            if prompt_tokens > tier.above_prompt_tokens:
+                chosen = tier
+        return chosen
 
 
 class Catalogue:
@@ -115,10 +134,14 @@ def model_entry(llm: LLMSettings, model: str | None = None) -> ModelEntry:
 def cost_usd(entry: ModelEntry, *, input_tokens: int = 0, output_tokens: int = 0,
              cache_read: int = 0, cache_write: int = 0, ttl: TTL = "5m",
              batch: bool = False) -> float:
-    """USD for one usage. ``input_tokens`` excludes cache reads and writes (API semantics).
-    The batch discount applies to input and output (as the price pages state)."""
-    off = 1.0 - entry.batch_discount if batch else 1.0
-    write = entry.cache_write_5m if ttl == "5m" else entry.cache_write_1h
-    total = (input_tokens * entry.input * off + output_tokens * entry.output * off
-             + cache_read * entry.cache_read + cache_write * write)
+    """USD for one request's usage. ``input_tokens`` excludes cache reads and writes (API
+    semantics); the prompt length that picks the tier is their sum. The batch discount
+    applies to all usage, cache reads and writes included (the batch-processing page:
+    "all usage is charged at 50% of standard API prices")."""
+    r = entry.rates(input_tokens + cache_read + cache_write)
+    write = r.cache_write_5m if ttl == "5m" else r.cache_write_1h
+    total = (input_tokens * r.input + output_tokens * r.output + cache_read * r.cache_read
+             + cache_write * write)
+    if batch:
+        total *= 1.0 - entry.batch_discount
     return round(total / 1_000_000, 8)

@@ -54,6 +54,7 @@ class LLMSession:
         self.batch_usage = TokenUsage()
         #: HTTP attempts, failed calls included
         self.calls = 0
+        self._cost = 0.0
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         m, name = self.metrics, self.provider.name
@@ -71,6 +72,7 @@ class LLMSession:
         self.model = resp.model or self.model
         u = resp.usage
         cost = cost_usd(u, resp.model or self.model, self.llm, batch=resp.batch)
+        self._cost += cost
         paid = _PAID.get()
         if paid is not None:
             paid.calls += resp.attempts
@@ -89,15 +91,10 @@ class LLMSession:
 
     @property
     def cost(self) -> float:
-        """USD for every call so far: live calls at list price, batched ones discounted."""
-        live = TokenUsage(*(a - b for a, b in zip(dataclasses.astuple(self.usage),
-                                                  dataclasses.astuple(self.batch_usage),
-                                                  strict=True)))
-        batched = self.batch_usage != TokenUsage()
-        if self.usage == TokenUsage():
-            return 0.0
-        return cost_usd(live, self.model, self.llm) + (
-            cost_usd(self.batch_usage, self.model, self.llm, batch=True) if batched else 0.0)
+        """USD for every call so far, each priced on its own usage (a price tier depends on
+        one request's prompt length, so summed usage cannot be priced): live calls at list
+        price, batched ones discounted."""
+        return round(self._cost, 8)
 
     def usage_record(self) -> Usage:
         """The ``usage`` an output record carries: tokens, cost and calls of this session."""

@@ -29,6 +29,9 @@ class LLMSettings(BaseModel):
     cache_ttl: Literal["5m", "1h"] = "5m"
     #: Count each distinct cacheable prefix once (count_tokens) and log whether it caches.
     check_cache_prefixes: bool = True
+    #: Send ``diagnostics.previous_message_id`` on cached requests and log the API's
+    #: ``cache_miss_reason`` (the prefix changed, or the previous message was not found).
+    cache_diagnostics: bool = True
     #: Our own deadline for one LLM request including the SDK's retries, in seconds.
     deadline_seconds: float = Field(default=60.0, gt=0)
     #: SDK-level retries. 0: the SDK honours retry-after without a cap and its retries are

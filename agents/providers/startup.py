@@ -2,10 +2,12 @@
 
 :func:`check_provider` (before consuming anything):
 
-* the model must be in the catalogue and known to the Models API: unknown (404) or retired
-  (catalogue or API says so) is an :class:`AgentsError` -> one line, exit status 2;
-* deprecated -> a WARNING naming the retirement date;
-* ``llm.effort`` must be one the model accepts;
+* the model must be in the catalogue (its price) and known to the Models API: unknown
+  (404) or ``lifecycle`` retired is an :class:`AgentsError` -> one line naming a
+  replacement, exit status 2;
+* deprecated -> a WARNING naming the retirement date (overdue when it has passed);
+* ``llm.effort`` must be one the Models API lists for the model;
+* the catalogue is cross-checked against the Models API (a WARNING per disagreement);
 * wires the ``judgeflow_llm_halted`` gauge (1 after a spend-limit/billing stop).
 
 :func:`report_cache_prefixes`: for each cache breakpoint of a request (system blocks with
@@ -16,7 +18,6 @@ The provider runs it once per distinct prefix; the judge may call it with its ow
 
 from __future__ import annotations
 
-import json
 import logging
 from dataclasses import dataclass
 from datetime import UTC, date, datetime
@@ -24,9 +25,10 @@ from typing import Any
 
 from agents.errors import AgentsError, LLMError
 from agents.providers.base import LLMRequest, Provider, is_offline
+from agents.providers.cache_diagnostics import prefix_key
 from agents.providers.catalogue import model_entry
+from agents.providers.model_facts import cross_check
 from agents.providers.settings import LLMSettings
-from schemas.ids import derive_id
 from streams.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -42,12 +44,6 @@ class PrefixReport:
     @property
     def caches(self) -> bool:
         return self.tokens >= self.minimum
-
-
-def prefix_key(request: LLMRequest) -> str:
-    raw = json.dumps([[(b.text, b.cache) for b in request.system], request.tools],
-                     sort_keys=True, default=str)
-    return derive_id(raw, length=None)
 
 
 async def report_cache_prefixes(provider: Any, request: LLMRequest,
@@ -68,6 +64,9 @@ async def report_cache_prefixes(provider: Any, request: LLMRequest,
             continue
         report = PrefixReport(i + 1, tokens, minimum)
         out.append(report)
+        cache_log = getattr(provider, "cache_log", None)
+        if cache_log is not None:  # the diagnostics of later answers check it
+            cache_log.counted(prefix_key(request), tokens)
         if report.caches:
             log.info("%s: cache breakpoint %d: prefix %d tokens >= %d (%s minimum): caches",
                      worker, report.breakpoint, tokens, minimum, provider.model)
@@ -78,50 +77,69 @@ async def report_cache_prefixes(provider: Any, request: LLMRequest,
     return out
 
 
-def _day(value: Any) -> date | None:
-    if not value:
-        return None
-    return datetime.fromisoformat(str(value).replace("Z", "+00:00")).date()
+def _replace_hint(model: str, replacement: str | None) -> str:
+    target = f"e.g. JUDGEFLOW_LLM__MODEL={replacement}" if replacement else \
+        "JUDGEFLOW_LLM__MODEL to a current model"
+    return f"set {target}"
 
 
 async def check_model(provider: Any, llm: LLMSettings, today: date | None = None) -> None:
-    """Raise :class:`AgentsError` (one line) if the model cannot be used; warn if deprecated."""
+    """Raise :class:`AgentsError` (one line) if the model cannot be used; warn if deprecated.
+
+    The Models API decides: ``lifecycle`` ``retired`` refuses to start (naming the model and
+    the catalogue's replacement); ``deprecated`` starts with a warning naming the retirement
+    date, also when that date has passed (overdue, not retired). Its capabilities become
+    the provider's facts (``provider.facts``); the catalogue is cross-checked against them."""
     today = today or datetime.now(UTC).date()
     entry = model_entry(llm, provider.model)  # UnknownModel is an AgentsError
-    if llm.effort is not None and llm.effort not in entry.efforts:
-        raise AgentsError(f"llm.effort {llm.effort!r} is not accepted by {entry.id} (accepts: "
-                          f"{', '.join(entry.efforts) or 'no effort option'})")
-    if entry.status(today) == "retired":
-        raise AgentsError(f"model {provider.model!r} retired on {entry.retires}; set "
-                          "JUDGEFLOW_LLM__MODEL to a current model")
     try:
-        info = await provider.retrieve_model()
+        facts = await provider.load_facts()
     except LLMError as exc:
         if exc.kind == "not_found":
             raise AgentsError(f"model {provider.model!r} is unknown to the Models API (404); "
-                              "set JUDGEFLOW_LLM__MODEL to a current model") from None
+                              f"{_replace_hint(provider.model, entry.replacement)}") from None
         if exc.kind == "auth":
             raise AgentsError(f"the Models API refused our key ({exc.message})") from None
-        log.warning("cannot check model %s with the Models API (%s); relying on the catalogue",
-                    provider.model, exc.kind)
-        info = {}
-    retires = entry.retires or _day(info.get("retires_at"))
-    if info.get("lifecycle") == "retired" or (retires is not None and retires <= today):
-        raise AgentsError(f"model {provider.model!r} retired on {retires or 'an earlier date'}; "
-                          "set JUDGEFLOW_LLM__MODEL to a current model")
-    deprecated = entry.deprecated or _day(info.get("deprecated_at"))
-    if info.get("lifecycle") == "deprecated" or (deprecated is not None
-                                                 and deprecated <= today):
-        log.warning("model %s is deprecated; it retires on %s: move to a current model before "
-                    "then", provider.model, retires or "a date not yet announced")
+        log.warning("cannot check model %s with the Models API (%s); assuming it is "
+                    "available, without structured outputs", provider.model, exc.kind)
+        return
+    if facts.lifecycle == "retired":
+        when = f" on {facts.retires_at}" if facts.retires_at else ""
+        raise AgentsError(f"model {provider.model!r} is retired{when}; "
+                          f"{_replace_hint(provider.model, entry.replacement)}")
+    if facts.lifecycle == "deprecated":
+        move = f"move to {entry.replacement}" if entry.replacement else "move to a current model"
+        if facts.retires_at is not None and facts.retires_at <= today:
+            log.warning("model %s is deprecated and its retirement (scheduled %s) is overdue: "
+                        "calls may start failing at any time; %s", provider.model,
+                        facts.retires_at, move)
+        else:
+            log.warning("model %s is deprecated; it retires on %s: %s before then",
+                        provider.model, facts.retires_at or "a date not yet announced", move)
+    if llm.effort is not None and llm.effort not in facts.efforts:
+        raise AgentsError(f"llm.effort {llm.effort!r} is not accepted by {provider.model} "
+                          f"(the Models API lists: {', '.join(facts.efforts) or 'no effort'})")
+    if llm.structured_output and not facts.structured_outputs:
+        log.warning("the Models API says %s has no structured outputs: requests go without "
+                    "output_config.format (the judge's answers are still validated in code; "
+                    "set JUDGEFLOW_LLM__STRUCTURED_OUTPUT=false for the sentinel format)",
+                    provider.model)
+    for line in cross_check(entry, facts):
+        log.warning("model catalogue vs Models API: %s", line)
 
 
 async def check_provider(provider: Provider, llm: LLMSettings,
                          metrics: Metrics | None = None) -> None:
     """The start-up check of a worker's provider (offline: nothing to check)."""
-    if is_offline(provider) or not hasattr(provider, "retrieve_model"):
+    if is_offline(provider) or not hasattr(provider, "load_facts"):
         return
-    await check_model(provider, llm)
+    try:
+        await check_model(provider, llm)
+    except AgentsError:
+        closing = getattr(provider, "aclose", None)
+        if closing is not None:  # the worker stops here: release its HTTP client
+            await closing()
+        raise
     if metrics is not None and hasattr(provider, "on_halt"):
         gauge = metrics.llm_halted
         provider.on_halt.append(lambda err: gauge.labels(provider.name, err.kind).set(1))

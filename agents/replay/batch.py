@@ -21,6 +21,7 @@ import logging
 from collections.abc import Callable
 from typing import Any
 
+from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse
 from agents.replay.batch_log import record, recorded
 from agents.replay.driver import Replay, Tally, Target
@@ -55,12 +56,25 @@ class PresetProvider:
 
 async def _collect(live: Any, batch_id: str, presets: dict[str, LLMResponse],
                    first_poll: float) -> None:
+    """Wait for the batch to end and keep its answers. Past the 29-day results window its
+    results are gone: nothing is kept, so its jobs go into the next round's batch."""
     delay = first_poll
-    while not (await live.batch_status(batch_id)).ended:
+    while not (state := await live.batch_status(batch_id)).ended:
         await asyncio.sleep(delay)
         delay = min(60.0, delay * 2)
+    gone = "past the 29-day results window"
+    if getattr(state, "results_gone", lambda: False)():
+        log.warning("batch %s is %s; its jobs are re-run", batch_id, gone)
+        return
+    try:
+        entries = await live.batch_results(batch_id)
+    except LLMError as exc:
+        if exc.kind != "not_found":
+            raise
+        log.warning("batch %s: results not found (%s); its jobs are re-run", batch_id, gone)
+        return
     failed = 0
-    for r in await live.batch_results(batch_id):
+    for r in entries:
         if r.response is not None:
             presets[r.custom_id] = r.response
         else:
@@ -100,11 +114,13 @@ async def run_batch(settings: Settings, target: Target, preset: PresetProvider,
     for _ in range(MAX_ROUNDS):
         todo = await _pending(settings, target, p, preset.presets)
         if todo:
-            batch_id = await live.submit_batch(todo)
-            await record(settings, p.group, target.input_topic, target.version, batch_id,
-                         [c for c, _ in todo])
-            log.info("batch %s: %d request(s) submitted", batch_id, len(todo))
-            await _collect(live, batch_id, preset.presets, first_poll)
+            submitted = await live.submit_batch(todo)  # one batch per 100,000 / 256 MB
+            for batch_id, ids in submitted:
+                await record(settings, p.group, target.input_topic, target.version,
+                             batch_id, ids)
+                log.info("batch %s: %d request(s) submitted", batch_id, len(ids))
+            for batch_id, _ in submitted:
+                await _collect(live, batch_id, preset.presets, first_poll)
 
         def gate(item: Any) -> bool:
             cid = target.result_id(item)

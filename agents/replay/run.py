@@ -117,6 +117,10 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
             raise AgentsError("--batch needs the anthropic provider (llm.provider)")
         require_credentials(provider)
         await check_provider(provider, settings.llm, metrics)
+        facts = getattr(provider, "facts", None)
+        if opts.batch and facts is not None and not facts.batch:
+            raise AgentsError(f"--batch: the Models API says {provider.model} does not "
+                              "support the Message Batches API; replay without --batch")
         await ensure_topics(settings)
         preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
         target, series = await _target(settings, preset or provider, metrics, opts)

@@ -7,10 +7,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from agents.context.charts import ChartStore
-from agents.debrief.autorubric import rubric_for
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler, parse_request
-from agents.debrief.prompt import build_request
 from agents.errors import AgentsError
 from agents.judge.judge import Judge
 from agents.judge.run import decode_job, make_handler
@@ -79,10 +77,7 @@ async def debrief_target(settings: Settings, provider: Any,
                                             "request_id")
 
     def first(request: DebriefRequest) -> Any:
-        if grader.offline:
-            return None
-        rubric, source = rubric_for(request)
-        return build_request(request, rubric, source, settings.llm.max_tokens)
+        return None if grader.offline else grader.first_request(request)
 
     target = Target(
         worker="debrief", version=grader.prompt_version,

@@ -20,9 +20,63 @@ from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 @pytest.fixture()
 def fake(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+    """The tool path: the Models API says the model has no structured outputs."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    with FakeAnthropic(responder=attending) as f:
+        f.models["claude-sonnet-5-5"].info["capabilities"]["structured_outputs"][
+            "supported"] = False
+        yield f
+
+
+@pytest.fixture()
+def structured(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeAnthropic]:
+    """The structured-outputs path (what the Models API serves for Sonnet 5.5)."""
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
     with FakeAnthropic(responder=attending) as f:
         yield f
+
+
+async def test_structured_outputs_where_the_model_supports_them(
+        structured: FakeAnthropic) -> None:
+    ev = await _evaluate(structured, sample("req-cp-001"))
+    assert ev.global_rating.verdict == "excellent" and ev.validation == ()
+    [sent] = structured.message_requests()
+    fmt = sent.body["output_config"]["format"]
+    assert fmt["type"] == "json_schema" and fmt["schema"]["additionalProperties"] is False
+    assert "tools" not in sent.body and "tool_choice" not in sent.body
+    assert TOOL_NAME not in sent.body["system"][-1]["text"].split("Answer with")[-1]
+
+
+async def test_a_structured_answer_that_fails_our_checks_gets_one_repair_turn(
+        structured: FakeAnthropic) -> None:
+    request = sample("req-cp-001")
+    bad = good_payload(request)
+    bad["case_id"] = "another-case"
+    structured.enqueue(Reply.message(text=json.dumps(bad)))
+    ev = await _evaluate(structured, request)
+    assert [p.type for p in ev.validation] == ["repair_round_trip"]
+    first, second = structured.message_requests()
+    assert second.body["output_config"] == first.body["output_config"]
+    turn = second.body["messages"][1]["content"]
+    assert [b["type"] for b in turn] == ["thinking", "text"]  # passed back unmodified
+    assert "cannot be used" in second.body["messages"][2]["content"][0]["text"]
+
+
+async def test_a_schema_the_api_would_refuse_is_refused_by_the_fake(
+        structured: FakeAnthropic) -> None:
+    from agents.debrief import prompt
+
+    schema = json.loads(json.dumps(prompt.TOOL["input_schema"]))
+    schema["properties"]["case_id"]["maxLength"] = 64  # a keyword the docs list as unsupported
+    body = {"model": "claude-sonnet-5-5", "max_tokens": 100,
+            "messages": [{"role": "user", "content": "x"}],
+            "output_config": {"format": {"type": "json_schema", "schema": schema}}}
+    from tools.fakes import fake_rules
+
+    entry = structured.model("claude-sonnet-5-5")
+    assert entry is not None
+    refused = fake_rules.validate(body, entry, structured.state)
+    assert refused is not None and "maxLength" in refused.body["error"]["message"]
 
 
 def _settings(**llm: Any) -> Settings:

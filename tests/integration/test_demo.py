@@ -13,8 +13,7 @@ from typing import Any
 
 import pytest
 
-from schemas.medkit import TOOL_NAME
-from tests.unit.agents.debrief.support import attending
+from tests.unit.agents.debrief.support import attending, is_debrief
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
@@ -47,7 +46,7 @@ def test_demo_runs_the_whole_pipeline_offline() -> None:
 
 def _claude(body: dict[str, Any]) -> Reply:
     """Answer like Claude would: a case evaluation for debriefs, a JudgeAnalysis for cells."""
-    if any(t.get("name") == TOOL_NAME for t in body.get("tools") or ()):
+    if is_debrief(body):  # the tool or the structured-outputs path
         return attending(body)
     return Reply.message(text=json.dumps({
         "suggested_answer": None, "reasoning": "The notes support neither answer clearly.",
@@ -72,7 +71,7 @@ def test_demo_uses_claude_when_the_api_key_is_set() -> None:
     assert "logs in" not in out and "Worker logs" not in out  # removed: no path to show
     assert "Judge results (97)" in out and "Debrief evaluations (11)" in out
     # type drift (25 jobs) never calls the model; every other job is one call; 11 debriefs
-    judge_calls = [r for r in requests if not r.body.get("tools")]
+    judge_calls = [r for r in requests if not is_debrief(r.body)]
     assert len(judge_calls) == 97 - 25
     assert len(requests) - len(judge_calls) == 11
     assert all("test-key" in (r.headers.get("Authorization", "") + r.headers.get("x-api-key", ""))

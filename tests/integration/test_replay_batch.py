@@ -93,3 +93,39 @@ async def test_cli_dry_run_prices_live_and_batch_and_sends_nothing(
 
     assert 0 < usd(batch.stdout) < usd(live.stdout)
     assert "judge-v3+" in live.stdout and "Traceback" not in live.stderr
+
+
+async def test_a_recorded_batch_past_the_results_window_is_run_again(
+        bootstrap: str, tmp_path: Path) -> None:
+    from datetime import UTC, datetime, timedelta
+
+    s = judge_settings(bootstrap, tmp_path)
+    await ensure_topics(s, [s.topics.replay_batches])
+    js = jobs(3)
+    await produce(bootstrap, s.topics.judge_jobs, [record(j) for j in js])
+    with FakeAnthropic(responder=lambda body: Reply.message(text=json.dumps(GOOD))) as fake:
+        fake.batches.hold = True
+        env = {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": "test"}
+        first = WorkerProcess("replay", s, tmp_path / "window-1.log", env, BATCH)
+        try:
+            noted = await collect(bootstrap, s.topics.replay_batches, until=1, timeout=60,
+                                  quiet=0.5)
+        finally:
+            first.kill()
+        assert len(noted) == 1, (tmp_path / "window-1.log").read_text()[-2000:]
+        later = datetime.now(UTC) + timedelta(days=30)  # expired, then archived
+        fake.batches.now = lambda: later
+        fake.batches.hold = False
+        second = WorkerProcess("replay", s, tmp_path / "window-2.log", env, BATCH)
+        try:
+            assert second.proc.wait(timeout=120) == 0, \
+                (tmp_path / "window-2.log").read_text()[-2000:]
+        finally:
+            second.kill()
+        log = (tmp_path / "window-2.log").read_text()
+        batches, succeeded = len(fake.batches.batches), Counter(fake.batches.succeeded)
+    assert "past the 29-day results window" in log
+    assert batches == 2 and len(succeeded) == 3 and set(succeeded.values()) == {1}
+    results = values(await collect(bootstrap, s.topics.judge_results, until=len(js),
+                                   timeout=20, quiet=1))
+    assert Counter(r["job_id"] for r in results) == Counter(j.job_id for j in js)

@@ -9,11 +9,18 @@ one where our code can get it wrong. Point the real SDK at it with ``base_url=fa
         ... run code with base_url=fake.base_url ...
         fake.requests  # list of Received(body=dict, headers=dict, path=str)
 
-Like the real API (model facts from the package catalogue, ``agents/providers/models.json``):
+Like the real API (model facts from :mod:`tools.fakes.fake_models`, written from the docs
+independently of our catalogue):
 
+* Strict about the API version (``strict``, default True), keyed on the ``anthropic-version``
+  header: missing or unknown -> 400; under ``2026-10-21`` (what the SDK 2.x sends)
+  ``temperature``/``top_p``/``top_k`` at any value, a ``document`` block in an assistant
+  message and non-empty ``citations`` on a user text block -> 400 ``invalid_request_error``
+  (Messages, count_tokens and every batched request); under ``2023-06-01`` non-default
+  sampling params on a model that refuses them -> 400.
 * ``POST /v1/messages`` first validates (:mod:`tools.fakes.fake_rules`): unknown or retired
-  model -> 404 ``not_found_error``; forced ``tool_choice`` or non-default sampling params on
-  a model that refuses them, a manual thinking budget or an effort the model does not list,
+  model -> 404 ``not_found_error``; forced ``tool_choice`` on a model that refuses it,
+  a manual thinking budget or an effort the model does not list,
   JSON-schema keywords structured outputs / strict tools do not
   accept, more than 4 ``cache_control`` breakpoints, a continued turn whose thinking blocks
   are missing or modified -> 400 ``invalid_request_error``. Rejected requests never reach
@@ -23,7 +30,12 @@ Like the real API (model facts from the package catalogue, ``agents/providers/mo
   request's JSON; a prefix up to a ``cache_control`` breakpoint that reaches the model's
   minimum is written to the cache on first use and read afterwards; below it nothing caches.
 * ``POST /v1/messages/count_tokens`` returns that same estimate; ``GET /v1/models/{id}``
-  returns the model (404 if unknown or retired).
+  returns the model's ``ModelInfo`` (lifecycle, dates, capabilities, token limits; 404 if
+  unknown), ``GET /v1/models`` lists them.
+* Cache diagnostics: a request with ``diagnostics.previous_message_id`` gets
+  ``diagnostics.cache_miss_reason`` (``model_changed``/``system_changed``/``tools_changed``/
+  ``messages_changed`` with ``cache_missed_input_tokens``, ``previous_message_not_found``)
+  or ``diagnostics: null`` when nothing diverged.
 * Rate limits (:mod:`tools.fakes.fake_tier`): ``FakeAnthropic(tier=Tier(rpm=..., itpm=...,
   otpm=..., minute_seconds=...))`` enforces a token bucket per dimension on Messages
   requests (after validation, before the queue): a request that does not fit gets a 429
@@ -34,7 +46,7 @@ Like the real API (model facts from the package catalogue, ``agents/providers/mo
 * Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers (the buckets
   after the answer's output was charged); 429 and 529 carry ``retry-after``
   (``default_retry_after`` seconds unless the reply sets one); error bodies are
-  ``{"type": "error", "error": {"type": ..., "message": ...}}``.
+  ``{"type": "error", "error": {"type": ..., "message": ...}, "request_id": ...}``.
 
 Run standalone (for worker subprocesses / benchmarks)::
 
@@ -52,13 +64,13 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import UTC, date, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-from agents.providers.catalogue import ModelEntry, load
 from tools.fakes import fake_rules as rules
 from tools.fakes.fake_batches import Batches, Raw
+from tools.fakes.fake_models import FakeModel
+from tools.fakes.fake_models import load as load_models
 from tools.fakes.fake_reply import Reply
 from tools.fakes.fake_tier import Tier
 
@@ -82,18 +94,21 @@ def _default_responder(body: dict[str, Any]) -> Reply:
 
 class FakeAnthropic:
     def __init__(self, port: int = 0, responder: Responder | None = None,
-                 latency: float = 0.0, models: dict[str, ModelEntry] | None = None,
-                 tier: Tier | None = None) -> None:
+                 latency: float = 0.0, models: dict[str, FakeModel] | None = None,
+                 tier: Tier | None = None, strict: bool = True) -> None:
         self.queue: deque[Reply] = deque()
         self.responder: Responder = responder or _default_responder
         self.latency = latency
         self.requests: list[Received] = []
-        self.models: dict[str, ModelEntry] = dict(models or load().entries)
-        self.today: date = datetime.now(UTC).date()
+        self.models: dict[str, FakeModel] = dict(models or load_models())
+        #: Reject what the request's anthropic-version rejects (see the module doc).
+        self.strict = strict
         #: retry-after (s) sent with a 429/529 whose reply sets none; None = no header.
         self.default_retry_after: float | None = 1.0
         self.state = rules.State(tier=tier or Tier())
         self.batches = Batches(self)
+        #: message id -> request fingerprint (cache diagnostics)
+        self.fingerprints: dict[str, dict[str, Any]] = {}
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
@@ -114,9 +129,10 @@ class FakeAnthropic:
     def message_requests(self) -> list[Received]:
         return [r for r in self.requests if r.path.split("?")[0].endswith("/v1/messages")]
 
-    def model(self, model_id: str) -> ModelEntry | None:
+    def model(self, model_id: str) -> FakeModel | None:
+        """The model a Messages request may use (None: unknown or retired -> 404)."""
         entry = self.models.get(model_id)
-        return None if entry is None or entry.status(self.today) == "retired" else entry
+        return None if entry is None or entry.lifecycle == "retired" else entry
 
     def _next(self, body: dict[str, Any]) -> Reply:
         with self._lock:
@@ -124,27 +140,51 @@ class FakeAnthropic:
                 return self.queue.popleft()
         return self.responder(body)
 
-    def answer(self, path: str, body: dict[str, Any]) -> Reply:
+    def answer(self, path: str, body: dict[str, Any],
+               headers: dict[str, str] | None = None) -> Reply:
         """The reply to one request (validation, then queue/responder, then simulation)."""
         route = path.split("?")[0]
+        version = rules.version_of(headers or {})
+        if self.strict and (bad := rules.version_header_problem(version)) is not None:
+            return bad
+        if route.rstrip("/") == "/v1/models":
+            return rules.model_list(self)
         if route.startswith("/v1/models/"):
             return rules.model_info(self, route.rsplit("/", 1)[1])
         if route.startswith("/v1/messages/batches"):
-            return self.batches.answer(route, body)  # type: ignore[no-any-return]
+            return self.batches.answer(route, body, version)  # type: ignore[no-any-return]
+        if self.strict and (bad := rules.version_problem(body, version)) is not None:
+            return bad
         entry = self.model(str(body.get("model")))
         if entry is None:
             return rules.not_found(str(body.get("model")))
         if route.endswith("/v1/messages/count_tokens"):
             return Reply(200, {"input_tokens": rules.estimate(rules.segments(body))})
-        rejected = rules.validate(body, entry, self.state) or rules.admit(body, entry,
-                                                                           self.state)
+        rejected = rules.validate(body, entry, self.state, version) or rules.admit(
+            body, entry, self.state)
         if rejected is not None:
             return rejected
         reply = self._next(body)
         if reply.status == 200 and isinstance(reply.body, dict) and \
                 reply.body.get("type") == "message":
             reply = rules.complete(reply, body, entry, self.state)
+            reply.body["diagnostics"] = self.diagnose(body, reply.body["id"])
         return reply
+
+    def diagnose(self, body: dict[str, Any], message_id: str) -> dict[str, Any] | None:
+        """Fingerprint the request (when it asks for diagnostics) and compare it with the
+        one it names (:func:`tools.fakes.fake_rules.cache_miss_reason`)."""
+        asked = body.get("diagnostics")
+        if not isinstance(asked, dict):
+            return None
+        mine = rules.fingerprint(body)
+        with self._lock:
+            self.fingerprints[message_id] = mine
+            before = self.fingerprints.get(str(asked.get("previous_message_id")))
+        if asked.get("previous_message_id") is None:
+            return None
+        reason = rules.cache_miss_reason(before, mine)
+        return None if reason is None else {"cache_miss_reason": reason}
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -171,12 +211,17 @@ class FakeAnthropic:
                 with fake._lock:
                     fake.requests.append(Received(self.path, dict(self.headers), body,
                                                   time.time()))
-                reply = fake.answer(self.path, body)
+                reply = fake.answer(self.path, body, {k.lower(): v for k, v in
+                                                      self.headers.items()})
                 wait = reply.delay or fake.latency
                 if wait:
                     time.sleep(wait)
                 raw = isinstance(reply.body, Raw)
-                data = reply.body.data if raw else json.dumps(reply.body).encode()
+                request_id = f"req_{uuid.uuid4().hex[:24]}"
+                body_out = reply.body
+                if isinstance(body_out, dict) and body_out.get("type") == "error":
+                    body_out = {**body_out, "request_id": request_id}
+                data = reply.body.data if raw else json.dumps(body_out).encode()
                 headers = {**rules.rate_headers(fake.state, reply), **reply.headers}
                 if reply.status in (429, 529) and "retry-after" not in headers and \
                         fake.default_retry_after is not None:
@@ -186,7 +231,7 @@ class FakeAnthropic:
                     self.send_header("content-type", reply.body.content_type if raw
                                      else "application/json")
                     self.send_header("content-length", str(len(data)))
-                    self.send_header("request-id", f"req_{uuid.uuid4().hex[:24]}")
+                    self.send_header("request-id", request_id)
                     for k, v in headers.items():
                         self.send_header(k, v)
                     self.end_headers()

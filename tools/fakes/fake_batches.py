@@ -10,6 +10,15 @@
   ``expired`` / ``errored`` for its custom id (popped: the next batch succeeds).
 * ``GET /v1/messages/batches/{id}/results``: JSON lines ``{"custom_id", "result"}``.
 
+Limits and time, as the batch-processing page states them (``now`` is the fake's clock: a
+test moves it forward):
+
+* more than ``max_requests`` (100,000) requests or a body over ``max_bytes`` (256 MB) -> 400;
+* a batch not ended ``expiry`` (24 h) after creation ends with its unanswered entries
+  ``expired`` (``hold`` keeps a batch processing until then);
+* ``results_window`` (29 days) after creation the batch is archived (``archived_at``) and
+  its results answer 404 ``not_found_error``.
+
 ``submitted`` lists every custom id ever submitted, ``succeeded`` every one answered.
 """
 
@@ -18,7 +27,9 @@ from __future__ import annotations
 import json
 import re
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from tools.fakes import fake_rules as rules
@@ -41,6 +52,8 @@ class _Batch:
     polls_left: int
     results: dict[str, dict[str, Any]] = field(default_factory=dict)  # custom id -> result
     ended: bool = False
+    created_at: datetime = field(default_factory=lambda: datetime.now(UTC))
+    ended_at: datetime | None = None
 
 
 class Batches:
@@ -52,18 +65,31 @@ class Batches:
         self.batches: dict[str, _Batch] = {}
         self.submitted: list[str] = []
         self.succeeded: list[str] = []
+        self.max_requests = 100_000
+        self.max_bytes = 256 * 1024 * 1024
+        self.expiry = timedelta(hours=24)
+        self.results_window = timedelta(days=29)
+        #: The fake's clock (tests replace it to move time forward).
+        self.now: Callable[[], datetime] = lambda: datetime.now(UTC)
 
-    def answer(self, route: str, body: dict[str, Any]) -> Any:
+    def answer(self, route: str, body: dict[str, Any], version: str | None = None) -> Any:
         parts = route.rstrip("/").split("/")  # '', v1, messages, batches, id?, results?
         if len(parts) == 4:
-            return self._create(body)
+            return self._create(body, version)
         batch = self.batches.get(parts[4])
         if batch is None:
             return rules._reply(404, {"type": "error", "error": {
                 "type": "not_found_error", "message": f"batch {parts[4]} not found"}})
+        now = self.now()
+        if not batch.ended and now >= batch.created_at + self.expiry:
+            self._finish(batch, expire=True)
         if len(parts) == 6 and parts[5] == "results":
             if not batch.ended:
                 return rules.invalid("batch has not ended")
+            if now >= batch.created_at + self.results_window:
+                return rules._reply(404, {"type": "error", "error": {
+                    "type": "not_found_error",
+                    "message": f"results of batch {batch.id} are no longer available"}})
             lines = [json.dumps({"custom_id": r["custom_id"], "result": batch.results[
                 r["custom_id"]]}) for r in batch.requests]
             return rules._reply(200, Raw(("\n".join(lines) + "\n").encode()))
@@ -73,7 +99,7 @@ class Batches:
             batch.polls_left -= 1
         return rules._reply(200, self._view(batch))
 
-    def _create(self, body: dict[str, Any]) -> Any:
+    def _create(self, body: dict[str, Any], version: str | None = None) -> Any:
         reqs = body.get("requests")
         if not isinstance(reqs, list) or not reqs:
             return rules.invalid("requests: a non-empty list is required")
@@ -83,22 +109,36 @@ class Batches:
             return rules.invalid("custom_id must match ^[a-zA-Z0-9_-]{1,64}$")
         if len(set(ids)) != len(ids):
             return rules.invalid("custom_id values must be unique within a batch")
-        batch = _Batch(f"msgbatch_{uuid.uuid4().hex[:24]}", reqs, self.polls)
+        if len(reqs) > self.max_requests:
+            return rules.invalid(f"requests: a batch holds at most {self.max_requests:,} "
+                                 f"requests, got {len(reqs):,}")
+        size = len(json.dumps(body, separators=(",", ":")))
+        if size > self.max_bytes:
+            return rules._reply(413, {"type": "error", "error": {
+                "type": "request_too_large",
+                "message": f"a batch is limited to {self.max_bytes:,} bytes, got {size:,}"}})
+        batch = _Batch(f"msgbatch_{uuid.uuid4().hex[:24]}", reqs, self.polls,
+                       created_at=self.now())
         self.batches[batch.id] = batch
         self.submitted.extend(str(i) for i in ids)
         for r in reqs:  # the same validation as POST /v1/messages, per request
             params = r.get("params") or {}
             entry = self.fake.model(str(params.get("model")))
-            rejected = (rules.not_found(str(params.get("model"))) if entry is None
-                        else rules.validate(params, entry, self.fake.state))
+            rejected = (rules.version_problem(params, version) if self.fake.strict else None) \
+                or (rules.not_found(str(params.get("model"))) if entry is None
+                    else rules.validate(params, entry, self.fake.state, version))
             if rejected is not None:
                 batch.results[r["custom_id"]] = {"type": "errored", "error": rejected.body}
         return rules._reply(200, self._view(batch))
 
-    def _finish(self, batch: _Batch) -> None:
+    def _finish(self, batch: _Batch, expire: bool = False) -> None:
+        """End the batch: answer every entry (``expire``: 24 h passed, none answered)."""
         for r in batch.requests:
             cid, params = r["custom_id"], r["params"]
             if cid in batch.results:
+                continue
+            if expire:
+                batch.results[cid] = {"type": "expired"}
                 continue
             forced = self.outcomes.get(cid)
             if forced:
@@ -117,15 +157,22 @@ class Batches:
             else:
                 batch.results[cid] = {"type": "errored", "error": reply.body}
         batch.ended = True
+        batch.ended_at = self.now()
 
     def _view(self, batch: _Batch) -> dict[str, Any]:
         kinds = [res["type"] for res in batch.results.values()] if batch.ended else []
         counts = {k: kinds.count(k) for k in ("succeeded", "errored", "canceled", "expired")}
         counts["processing"] = 0 if batch.ended else len(batch.requests)
+        def stamp(t: datetime | None) -> str | None:
+            return t.strftime("%Y-%m-%dT%H:%M:%SZ") if t is not None else None
+
+        gone = self.now() >= batch.created_at + self.results_window
         return {"id": batch.id, "type": "message_batch",
                 "processing_status": "ended" if batch.ended else "in_progress",
-                "request_counts": counts, "created_at": "2026-12-01T00:00:00Z",
-                "expires_at": "2026-12-02T00:00:00Z", "ended_at": None, "archived_at": None,
+                "request_counts": counts, "created_at": stamp(batch.created_at),
+                "expires_at": stamp(batch.created_at + self.expiry),
+                "ended_at": stamp(batch.ended_at),
+                "archived_at": stamp(batch.created_at + self.results_window) if gone else None,
                 "cancel_initiated_at": None,
                 "results_url": (f"{self.fake.base_url}/v1/messages/batches/{batch.id}/results"
                                 if batch.ended else None)}

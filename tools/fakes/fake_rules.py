@@ -17,21 +17,22 @@ import threading
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import date
 from typing import Any, Protocol
 
-from agents.providers.catalogue import ModelEntry
+from tools.fakes.fake_models import FakeModel as ModelEntry
 from tools.fakes.fake_reply import Reply
 from tools.fakes.fake_tier import Buckets, Tier, retry_after
 
 
 class _Models(Protocol):
-    """What ``model_info`` reads of the server (``FakeAnthropic``)."""
+    """What ``model_info``/``model_list`` read of the server (``FakeAnthropic``)."""
 
-    today: date
+    models: dict[str, ModelEntry]
 
-    def model(self, model_id: str) -> ModelEntry | None: ...
-
+#: API versions the fake knows (the migration guide: 2023-06-01 -> 2026-10-21).
+VERSIONS = ("2023-06-01", "2026-10-21")
+CURRENT = "2026-10-21"
+SAMPLING = ("temperature", "top_p", "top_k")
 CHARS_PER_TOKEN = 3.5
 MAX_BREAKPOINTS = 4
 SECRET = b"fake-anthropic-thinking-signature"
@@ -78,17 +79,81 @@ def not_found(model: str) -> Reply:
 
 
 def model_info(fake: _Models, model_id: str) -> Reply:
-    entry = fake.model(model_id)
+    """``GET /v1/models/{id}``: the ModelInfo (a retired model is still listed, with
+    ``lifecycle: retired``, as the SDK documents); 404 only for an unknown id."""
+    entry = fake.models.get(model_id)
     if entry is None:
         return not_found(model_id)
+    return _reply(200, copy.deepcopy(entry.info))
 
-    def day(d: Any) -> str | None:
-        return f"{d.isoformat()}T00:00:00Z" if d else None
 
-    return _reply(200, {"type": "model", "id": entry.id, "display_name": entry.id,
-                        "created_at": "2026-01-01T00:00:00Z",
-                        "lifecycle": entry.status(fake.today),
-                        "deprecated_at": day(entry.deprecated), "retires_at": day(entry.retires)})
+def model_list(fake: _Models) -> Reply:
+    data = [copy.deepcopy(m.info) for m in fake.models.values()]
+    return _reply(200, {"data": data, "has_more": False,
+                        "first_id": data[0]["id"] if data else None,
+                        "last_id": data[-1]["id"] if data else None})
+
+
+def version_of(headers: dict[str, str]) -> str | None:
+    return headers.get("anthropic-version")
+
+
+def version_header_problem(version: str | None) -> Reply | None:
+    if version is None:
+        return invalid("anthropic-version: header is required")
+    if version not in VERSIONS:
+        return invalid(f"anthropic-version: {version!r} is not a valid version")
+    return None
+
+
+def version_problem(body: dict[str, Any], version: str | None) -> Reply | None:
+    """What API version 2026-10-21 rejects for every model (the migration guide)."""
+    if version != CURRENT:
+        return None
+    for key in SAMPLING:
+        if key in body:
+            return invalid(f"{key}: Extra inputs are not permitted")
+    for n, m in enumerate(body.get("messages") or []):
+        content = m.get("content")
+        if isinstance(content, str):
+            continue
+        for i, b in enumerate(content or []):
+            if m.get("role") == "assistant" and b.get("type") == "document":
+                return invalid(f"messages.{n}.content.{i}: document blocks are not permitted "
+                               "in assistant messages")
+            if m.get("role") == "user" and b.get("type") == "text" and b.get("citations"):
+                return invalid(f"messages.{n}.content.{i}.citations: citations are not "
+                               "permitted on text blocks in user messages")
+    return None
+
+
+def _digest(value: Any) -> str:
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()
+
+
+def fingerprint(body: dict[str, Any]) -> dict[str, Any]:
+    """What the API keeps of a request for cache diagnostics: hashes and token counts."""
+    messages = body.get("messages") or []
+    return {"model": body.get("model"), "system": _digest(body.get("system")),
+            "tools": _digest(body.get("tools")),
+            "messages": [_digest(m) for m in messages],
+            "tokens": estimate(segments(body))}
+
+
+def cache_miss_reason(before: dict[str, Any] | None, now: dict[str, Any]
+                      ) -> dict[str, Any] | None:
+    """The first divergence between two fingerprints, as the cache-diagnostics guide
+    lists the reasons (None: the new request only appended messages)."""
+    if before is None:
+        return {"type": "previous_message_not_found"}
+    missed = int(before["tokens"])
+    for kind in ("model", "system", "tools"):
+        if before[kind] != now[kind]:
+            return {"type": f"{kind}_changed", "cache_missed_input_tokens": missed}
+    old, new = before["messages"], now["messages"]
+    if new[:len(old)] != old:
+        return {"type": "messages_changed", "cache_missed_input_tokens": missed}
+    return None
 
 
 def sign(thinking: str) -> str:
@@ -161,17 +226,25 @@ def _thinking_problem(body: dict[str, Any], state: State) -> str | None:
     return None
 
 
-def validate(body: dict[str, Any], entry: ModelEntry, state: State) -> Reply | None:
+def validate(body: dict[str, Any], entry: ModelEntry, state: State,
+             version: str | None = CURRENT) -> Reply | None:
     choice = (body.get("tool_choice") or {}).get("type")
     if choice in ("any", "tool") and not entry.forced_tool_choice:
         return invalid(f"tool_choice '{choice}' (forced tool use) is not supported by "
                        f"{entry.id}; use 'auto' or 'none'")
-    if not entry.sampling_params:
+    if version != CURRENT and not entry.sampling_params:
         for key, default in (("temperature", 1), ("top_p", 1), ("top_k", None)):
             if key in body and body[key] is not None and body[key] != default:
                 return invalid(f"{key}: non-default sampling parameters are not supported "
                                f"by {entry.id}")
-    if entry.adaptive_thinking and (body.get("thinking") or {}).get("type") == "enabled":
+    max_tokens = body.get("max_tokens")
+    if isinstance(max_tokens, int) and max_tokens > entry.max_tokens:
+        return invalid(f"max_tokens: {max_tokens} > {entry.max_tokens}, which is the maximum "
+                       f"allowed number of output tokens for {entry.id}")
+    if schema_requested(body) and not entry.structured_outputs:
+        return invalid(f"output_config.format: structured outputs are not supported by "
+                       f"{entry.id}")
+    if not entry.manual_thinking and (body.get("thinking") or {}).get("type") == "enabled":
         return invalid(f"thinking.type 'enabled' (manual budget) is not supported by "
                        f"{entry.id}; it thinks adaptively, steer it with output_config.effort")
     effort = (body.get("output_config") or {}).get("effort")
@@ -188,6 +261,10 @@ def validate(body: dict[str, Any], entry: ModelEntry, state: State) -> Reply | N
         return invalid(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
                        f"provided. Found {n}.")
     return invalid(p) if (p := _thinking_problem(body, state)) is not None else None
+
+
+def schema_requested(body: dict[str, Any]) -> bool:
+    return ((body.get("output_config") or {}).get("format") or {}).get("schema") is not None
 
 
 def _cache_plan(body: dict[str, Any], entry: ModelEntry, state: State

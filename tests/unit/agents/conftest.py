@@ -8,6 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from tools.fakes.fake_anthropic import FakeAnthropic, _default_responder
+from tools.fakes.fake_models import load as load_models
 from tools.fakes.fake_rules import State
 
 
@@ -27,4 +28,7 @@ def fake(_module_fake: FakeAnthropic, monkeypatch: pytest.MonkeyPatch) -> FakeAn
     f.responder = _default_responder
     f.state = State()
     f.default_retry_after = 1.0
+    f.models = load_models()  # a test may change what the Models API serves
+    f.fingerprints.clear()
+    f.strict = True
     return f

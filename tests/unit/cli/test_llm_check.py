@@ -30,7 +30,8 @@ def test_one_call_per_worker_kind(fake: FakeAnthropic,
                                   capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["llm", "check", "--calls", "2"]) == 0
     out = capsys.readouterr().out
-    assert "model claude-sonnet-5-5 (cache minimum 2048 tokens" in out
+    assert "model claude-sonnet-5-5 (active; cache minimum 2048 tokens" in out
+    assert "structured outputs yes, batch yes, efforts low, medium, high, xhigh" in out
     for kind in ("judge", "debrief"):
         assert f"{kind}: call 1: model claude-sonnet-5-5" in out
         assert f"{kind}: cache breakpoint 1:" in out

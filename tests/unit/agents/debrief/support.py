@@ -3,6 +3,7 @@ in-test Provider, and a FakeAnthropic responder that answers like a good attendi
 
 from __future__ import annotations
 
+import json
 import re
 from collections import deque
 from typing import Any
@@ -11,11 +12,12 @@ import orjson
 
 from agents.debrief import offline
 from agents.debrief.autorubric import rubric_for
+from agents.debrief.prompt import HEADER
 from agents.debrief.sampledata import load_requests
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, TokenUsage, ToolCall
 from schemas.medkit import TOOL_NAME, DebriefRequest
-from tools.fakes.fake_anthropic import Reply
+from tools.fakes.fake_reply import Reply
 
 REQUESTS = {r.request_id: r for r in load_requests()}
 #: The framed data block of a user message (agents/framing.py): boundary, label, payload.
@@ -78,7 +80,18 @@ def request_in(body: dict[str, Any]) -> DebriefRequest:
     return DebriefRequest.model_validate(data)
 
 
+def is_debrief(body: dict[str, Any]) -> bool:
+    first = (body.get("messages") or [{}])[0].get("content")
+    text = first if isinstance(first, str) else (first or [{}])[0].get("text", "")
+    return str(text).startswith(HEADER)
+
+
 def attending(body: dict[str, Any]) -> Reply:
-    """FakeAnthropic responder: a good render_case_evaluation for the request in ``body``."""
-    return Reply.message(tool_use={"name": TOOL_NAME, "input": good_payload(request_in(body))},
+    """FakeAnthropic responder: a good evaluation for the request in ``body``, as the
+    render_case_evaluation tool call, or as the JSON text when the request asked for
+    structured outputs (``output_config.format``)."""
+    payload = good_payload(request_in(body))
+    if (body.get("output_config") or {}).get("format"):
+        return Reply.message(text=json.dumps(payload), input_tokens=2400, output_tokens=700)
+    return Reply.message(tool_use={"name": TOOL_NAME, "input": payload},
                          input_tokens=2400, output_tokens=700)

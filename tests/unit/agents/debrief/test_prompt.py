@@ -66,3 +66,17 @@ def test_the_repair_turn_sends_the_raw_content_back_unmodified() -> None:
     repair = repair_request(first, resp, "invalid input")
     assert repair.messages[1] == {"role": "assistant", "content": [thinking, call]}
     assert repair.messages[2]["content"][0]["tool_use_id"] == "tu_1"
+
+
+def test_the_structured_path_keeps_the_rules_and_drops_the_tool() -> None:
+    from agents.debrief import prompt
+    from agents.debrief.autorubric import rubric_for
+    from agents.debrief.sampledata import load_requests
+
+    assert prompt.SYSTEM_STRUCTURED != prompt.SYSTEM
+    assert prompt.SYSTEM_STRUCTURED.split("How to grade:")[1].split("Answer")[0] == \
+        prompt.SYSTEM.split("How to grade:")[1].split("Answer")[0]
+    request = load_requests()[0]
+    rubric, source = rubric_for(request)
+    built = prompt.build_request(request, rubric, source, 1000, structured=True)
+    assert built.tools == () and built.output_schema == prompt.TOOL["input_schema"]

@@ -65,7 +65,7 @@ async def test_a_valid_answer_becomes_an_ok_result(fake: FakeAnthropic, skill: S
                                                        judge.prompt_version)
     assert r.usage.input_tokens == 300 and r.usage.cache_read_input_tokens == 2000
     assert r.usage.llm_calls == 1
-    assert r.usage.cost_usd == pytest.approx((300 * 2 + 100 * 10 + 2000 * 0.2) / 1e6)
+    assert r.usage.cost_usd == pytest.approx((300 * 2 + 100 * 10 + 2000 * 0.1) / 1e6)
     assert r.result_id == judge.result_id(disagreement())
     body = fake.message_requests()[0].body
     assert body["output_config"]["format"]["type"] == "json_schema"

@@ -158,5 +158,5 @@ def test_factory_refuses_an_unknown_model_and_prices_from_the_catalogue() -> Non
     with pytest.raises(UnknownModel, match="not in the model catalogue"):
         make_provider(Settings(llm=llm(model="claude-nonexistent-9")))
     usage = TokenUsage(1_000_000, 1_000_000, 1_000_000, 1_000_000)
-    assert cost_usd(usage, "claude-sonnet-5-5", s.llm) == pytest.approx(2 + 10 + 0.2 + 2.5)
-    assert cost_usd(usage, "claude-sonnet-5-5-20261001", s.llm) == pytest.approx(14.7)
+    assert cost_usd(usage, "claude-sonnet-5-5", s.llm) == pytest.approx(2 + 10 + 0.1 + 2.5)
+    assert cost_usd(usage, "claude-sonnet-5-5-20261001", s.llm) == pytest.approx(14.6)

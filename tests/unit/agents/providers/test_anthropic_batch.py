@@ -4,10 +4,14 @@ failures reported by kind."""
 
 from __future__ import annotations
 
+from datetime import UTC, datetime, timedelta
+
 import pytest
 
 from agents.errors import LLMError
+from agents.providers import anthropic_batch
 from agents.providers.anthropic import AnthropicProvider
+from agents.providers.anthropic_batch import chunk
 from agents.providers.base import LLMRequest, SystemBlock
 from agents.providers.settings import LLMSettings
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
@@ -27,7 +31,9 @@ async def test_submit_poll_and_collect_with_partial_failures() -> None:
         p = AnthropicProvider(LLM, base_url=fake.base_url, api_key="test")
         bad = LLMRequest(system=tuple(SystemBlock(f"part {i}", cache=True) for i in range(5)),
                          messages=({"role": "user", "content": "x"},))  # > 4 breakpoints
-        bid = await p.submit_batch([("c-1", _req("a")), ("c-2", _req("b")), ("c-3", bad)])
+        [(bid, ids)] = await p.submit_batch([("c-1", _req("a")), ("c-2", _req("b")),
+                                             ("c-3", bad)])
+        assert ids == ["c-1", "c-2", "c-3"]
         states = [(await p.batch_status(bid)).processing_status for _ in range(4)]
         assert states == ["in_progress", "in_progress", "ended", "ended"]
         got = {r.custom_id: r for r in await p.batch_results(bid)}
@@ -47,3 +53,56 @@ async def test_bad_custom_ids_are_a_client_error() -> None:
             await p.submit_batch([("same", _req("a")), ("same", _req("b"))])
         await p.aclose()
     assert not err.value.retryable
+
+
+def _r(cid: str, size: int) -> dict[str, object]:
+    return {"custom_id": cid, "params": {"x": "y" * size}}
+
+
+def test_chunks_stay_within_the_request_and_byte_limits() -> None:
+    reqs = [_r(f"c{i}", 10) for i in range(7)]
+    assert [len(c) for c in chunk(reqs, max_requests=3)] == [3, 3, 1]
+    one = len('{"custom_id":"c0","params":{"x":"yyyyyyyyyy"}}') + 1
+    limit = len('{"requests":[]}') + 2 * one
+    parts = chunk(reqs, max_bytes=limit)
+    assert [len(c) for c in parts] == [2, 2, 2, 1]
+    assert [r["custom_id"] for c in parts for r in c] == [r["custom_id"] for r in reqs]
+    assert chunk([_r("big", 500), _r("small", 1)], max_bytes=100) == [[_r("big", 500)],
+                                                                      [_r("small", 1)]]
+    assert chunk([]) == []
+
+
+async def test_a_submission_over_the_limit_becomes_several_batches(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(anthropic_batch, "MAX_REQUESTS", 2)
+    with FakeAnthropic(responder=lambda body: Reply.message(text="fine")) as fake:
+        fake.batches.max_requests = 2  # the fake enforces the same (scaled-down) limit
+        p = AnthropicProvider(LLM, base_url=fake.base_url, api_key="test")
+        submitted = await p.submit_batch([(f"c-{i}", _req(str(i))) for i in range(5)])
+        assert [ids for _, ids in submitted] == [["c-0", "c-1"], ["c-2", "c-3"], ["c-4"]]
+        monkeypatch.setattr(anthropic_batch, "MAX_REQUESTS", 10)
+        with pytest.raises(LLMError) as err:  # what the API answers to an oversized batch
+            await p.submit_batch([(f"d-{i}", _req(str(i))) for i in range(3)])
+        await p.aclose()
+    assert err.value.kind == "bad_request" and "at most 2 requests" in err.value.message
+
+
+async def test_expiry_and_the_results_window_follow_the_fake_clock() -> None:
+    with FakeAnthropic(responder=lambda body: Reply.message(text="fine")) as fake:
+        start = datetime.now(UTC)
+        fake.batches.hold = True  # still processing...
+        p = AnthropicProvider(LLM, base_url=fake.base_url, api_key="test")
+        [(bid, _)] = await p.submit_batch([("c-1", _req("a"))])
+        assert not (await p.batch_status(bid)).ended
+        fake.batches.now = lambda: start + timedelta(hours=24, seconds=1)
+        state = await p.batch_status(bid)
+        assert state.ended and state.counts["expired"] == 1 and not state.results_gone()
+        [r] = await p.batch_results(bid)
+        assert r.kind == "expired"
+        fake.batches.now = lambda: start + timedelta(days=29, seconds=1)
+        state = await p.batch_status(bid)
+        assert state.archived and state.results_gone()
+        with pytest.raises(LLMError) as err:
+            await p.batch_results(bid)
+        await p.aclose()
+    assert err.value.kind == "not_found"

@@ -43,6 +43,18 @@ def provider(fake: FakeAnthropic, **over: object) -> AnthropicProvider:
     (Reply.error(404, error_type="not_found_error"), "not_found", False),
     (Reply.error(504, retry_after=0.01), "server_error", True),
     (Reply.error(429, retry_after=0.01), "rate_limited", True),
+    (Reply.error(409, message="lock timeout", error_type="conflict_error"), "conflict", True),
+    # the server's x-should-retry decides, whatever the status (the SDK's rule)
+    (Reply(500, {"type": "error", "error": {"type": "api_error", "message": "m"}},
+           {"x-should-retry": "false"}), "server_error", False),
+    (Reply(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                            "message": "m"}}, {"x-should-retry": "true"}),
+     "bad_request", True),
+    (Reply(409, {"type": "error", "error": {"type": "conflict_error", "message": "m"}},
+           {"x-should-retry": "false"}), "conflict", False),
+    # a halting error stays halting, whatever the header says
+    (Reply(402, {"type": "error", "error": {"type": "billing_error", "message": "m"}},
+           {"x-should-retry": "true"}), "billing", False),
 ])
 async def test_error_kinds(fake: FakeAnthropic, reply: Reply, kind: str,
                            retryable: bool) -> None:
@@ -78,6 +90,24 @@ async def test_thinking_blocks_are_kept_verbatim(fake: FakeAnthropic) -> None:
     assert resp.assistant_turn() == {"role": "assistant", "content": list(resp.content)}
 
 
+async def test_409_and_x_should_retry_true_are_retried(fake: FakeAnthropic) -> None:
+    fake.enqueue(Reply.error(409, message="lock timeout"),
+                 Reply(400, {"type": "error", "error": {"type": "invalid_request_error",
+                                                        "message": "m"}},
+                       {"x-should-retry": "true"}),
+                 Reply.message(text="ok"))
+    resp = await provider(fake).complete(REQUEST)
+    assert resp.attempts == 3 and len(fake.message_requests()) == 3
+
+
+async def test_x_should_retry_false_stops_a_5xx_at_once(fake: FakeAnthropic) -> None:
+    fake.enqueue(Reply(503, {"type": "error", "error": {"type": "api_error", "message": "m"}},
+                       {"x-should-retry": "false"}))
+    with pytest.raises(LLMError) as err:
+        await provider(fake).complete(REQUEST)
+    assert not err.value.retryable and len(fake.message_requests()) == 1
+
+
 async def test_the_sdk_does_not_retry_by_itself(fake: FakeAnthropic) -> None:
     fake.enqueue(Reply.error(529, retry_after=0.01), Reply.message(text="ok"))
     resp = await provider(fake).complete(REQUEST)
@@ -101,6 +131,91 @@ async def test_start_up_refuses_a_model_the_api_does_not_know(fake: FakeAnthropi
     p = provider(fake, model="claude-opus-5-5")
     with pytest.raises(AgentsError, match="unknown to the Models API"):
         await check_model(p, p.settings)
+
+
+async def test_retired_is_decided_by_the_models_api_and_names_a_replacement(
+        fake: FakeAnthropic) -> None:
+    fake.models["claude-opus-4-5"].info["lifecycle"] = "retired"
+    p = provider(fake, model="claude-opus-4-5")
+    with pytest.raises(AgentsError) as err:
+        await check_model(p, p.settings, today=date(2026, 12, 1))  # before retires_at
+    line = str(err.value)
+    assert "'claude-opus-4-5' is retired" in line and "claude-opus-5-5" in line
+    assert "\n" not in line and fake.message_requests() == []
+
+
+async def test_a_past_retirement_date_on_a_deprecated_model_is_overdue_not_retired(
+        fake: FakeAnthropic, caplog: pytest.LogCaptureFixture) -> None:
+    p = provider(fake, model="claude-opus-4-5")
+    await check_model(p, p.settings, today=date(2027, 3, 1))  # after retires_at 2027-01-22
+    warned = [r.getMessage() for r in caplog.records if r.levelno == logging.WARNING]
+    assert any("overdue" in w and "2027-01-22" in w and "claude-opus-5-5" in w
+               for w in warned)
+    assert p.facts is not None and p.facts.lifecycle == "deprecated"
+
+
+async def test_capabilities_come_from_the_models_api(fake: FakeAnthropic,
+                                                     caplog: pytest.LogCaptureFixture) -> None:
+    effort = fake.models["claude-sonnet-5-5"].info["capabilities"]["effort"]
+    effort["xhigh"]["supported"] = False
+    p = provider(fake, model="claude-sonnet-5-5")
+    with pytest.raises(AgentsError, match="the Models API lists: low, medium, high"):
+        await check_model(p, llm(model="claude-sonnet-5-5", effort="xhigh"))
+    fake.models["claude-sonnet-5-5"].info["capabilities"]["batch"]["supported"] = False
+    await check_model(p, p.settings)
+    assert p.facts is not None and not p.facts.batch
+    assert any("catalogue prices batches" in r.getMessage() for r in caplog.records)
+
+
+async def test_the_provider_asks_the_models_api_once_before_its_first_call(
+        fake: FakeAnthropic) -> None:
+    fake.models["claude-sonnet-5-5"].info["capabilities"]["structured_outputs"][
+        "supported"] = False
+    p = provider(fake)
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    asking = LLMRequest(system=REQUEST.system, messages=REQUEST.messages, output_schema=schema)
+    for _ in range(2):
+        await p.complete(asking)
+    looked_up = [r for r in fake.requests if r.path.startswith("/v1/models/")]
+    assert len(looked_up) == 1
+    assert all("output_config" not in r.body for r in fake.message_requests())
+    await p.aclose()
+
+
+async def test_cache_diagnostics_chain_requests_of_one_prefix(
+        fake: FakeAnthropic, caplog: pytest.LogCaptureFixture) -> None:
+    p = provider(fake)
+    other_case = LLMRequest(system=REQUEST.system,
+                            messages=({"role": "user", "content": "another case"},))
+    await p.complete(REQUEST)
+    await p.complete(other_case)
+    sent = [r.body["diagnostics"] for r in fake.message_requests()]
+    first_id = p.cache_log.previous(p.cache_log.key(REQUEST) or "")
+    assert sent[0] == {"previous_message_id": None} and sent[1]["previous_message_id"]
+    assert first_id is not None and p.cache_log.reasons == ["messages_changed"]
+    assert not [r for r in caplog.records if r.levelno >= logging.WARNING]
+    # a prefix that broke (the model changed under the same prefix key) is a warning
+    p.model = "claude-opus-5-5"
+    await p.complete(REQUEST)
+    assert p.cache_log.reasons[-1] == "model_changed"
+    assert any("model_changed" in r.getMessage() for r in caplog.records
+               if r.levelno == logging.WARNING)
+    assert "rules" not in " ".join(r.getMessage() for r in caplog.records)  # no prompt text
+    await p.aclose()
+
+
+async def test_a_matched_prefix_that_never_caches_says_the_minimum_is_too_low(
+        fake: FakeAnthropic, caplog: pytest.LogCaptureFixture) -> None:
+    fake.models["claude-sonnet-5-5"].min_cache_tokens = 100_000  # the real minimum is higher
+    p = provider(fake, check_cache_prefixes=True)
+    big = LLMRequest(system=(SystemBlock("clinical rules " * 700, cache=True),),
+                     messages=REQUEST.messages)
+    for _ in range(2):
+        await p.complete(big)
+        await asyncio.gather(*p._background)
+    assert any("minimum cacheable prefix is probably above the catalogue's 2048"
+               in r.getMessage() for r in caplog.records)
+    await p.aclose()
 
 
 async def test_start_up_warns_about_a_deprecated_model(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from pathlib import Path
 
 import pytest
@@ -12,20 +11,26 @@ from agents.providers import catalogue
 from agents.providers.catalogue import UnknownModel, cost_usd
 
 #: 1M input, 200k output, 3M cache reads, 500k cache writes (USD per model, by hand from
-#: the price pages: in + out + read + write).
+#: the price pages: in + out + read + write; batch: half of all of it).
 USAGE = {"input_tokens": 1_000_000, "output_tokens": 200_000, "cache_read": 3_000_000,
          "cache_write": 500_000}
 
 
 @pytest.mark.parametrize(("model", "ttl", "batch", "expected"), [
-    ("claude-sonnet-5-5", "5m", False, 2.0 + 2.0 + 0.60 + 1.25),
-    ("claude-sonnet-5-5", "1h", False, 2.0 + 2.0 + 0.60 + 2.00),
-    ("claude-sonnet-5-5", "5m", True, 1.0 + 1.0 + 0.60 + 1.25),
+    ("claude-sonnet-5-5", "5m", False, 2.0 + 2.0 + 0.30 + 1.25),
+    ("claude-sonnet-5-5", "1h", False, 2.0 + 2.0 + 0.30 + 2.00),
+    ("claude-sonnet-5-5", "5m", True, (2.0 + 2.0 + 0.30 + 1.25) / 2),
     ("claude-opus-5-5", "5m", False, 4.0 + 4.0 + 0.60 + 2.50),
     ("claude-opus-5-5", "1h", False, 4.0 + 4.0 + 0.60 + 4.00),
-    ("claude-opus-5-5", "5m", True, 2.0 + 2.0 + 0.60 + 2.50),
+    ("claude-opus-5-5", "5m", True, (4.0 + 4.0 + 0.60 + 2.50) / 2),
     ("claude-haiku-4-5", "5m", False, 1.0 + 1.0 + 0.30 + 0.625),
-    ("claude-haiku-4-5", "1h", True, 0.5 + 0.5 + 0.30 + 1.00),
+    ("claude-haiku-4-5", "1h", True, (1.0 + 1.0 + 0.30 + 1.00) / 2),
+    ("claude-fable-5-1", "5m", False, 10.0 + 10.0 + 0.75 + 6.25),
+    ("claude-sonnet-4-6", "5m", False, 3.0 + 3.0 + 0.90 + 1.875),
+    ("claude-opus-4-8", "5m", False, 5.0 + 5.0 + 1.50 + 3.125),
+    # Haiku 5.5: this usage is a 4.5M-token prompt, over 100K: every rate is the long one
+    ("claude-haiku-5-5", "5m", False, 0.5 + 0.5 + 0.15 + 0.3125),
+    ("claude-haiku-5-5", "1h", True, (0.5 + 0.5 + 0.15 + 0.5) / 2),
 ])
 def test_cost_of_a_known_usage(model: str, ttl: catalogue.TTL, batch: bool,
                                expected: float) -> None:
@@ -33,27 +38,36 @@ def test_cost_of_a_known_usage(model: str, ttl: catalogue.TTL, batch: bool,
     assert cost_usd(entry, **USAGE, ttl=ttl, batch=batch) == pytest.approx(expected)
 
 
-@pytest.mark.parametrize(("model", "minimum", "adaptive", "forced", "sampling"), [
-    ("claude-sonnet-5-5", 2048, True, False, False),
-    ("claude-opus-5-5", 1024, True, False, False),
-    ("claude-haiku-4-5", 4096, False, True, True),
+@pytest.mark.parametrize(("prompt", "cache_read", "output", "expected"), [
+    # (input, cache reads, output) -> USD by hand: <= 100K prompt at $0.10/$0.01/$0.50
+    (60_000, 40_000, 2_000, 60_000 * 0.10e-6 + 40_000 * 0.01e-6 + 2_000 * 0.50e-6),
+    # one token more: the whole request, output included, at $0.50/$0.05/$2.50
+    (60_001, 40_000, 2_000, 60_001 * 0.50e-6 + 40_000 * 0.05e-6 + 2_000 * 2.50e-6),
 ])
-def test_model_facts(model: str, minimum: int, adaptive: bool, forced: bool,
-                     sampling: bool) -> None:
+def test_haiku_5_5_is_priced_by_the_prompt_length_of_each_request(
+        prompt: int, cache_read: int, output: int, expected: float) -> None:
+    entry = catalogue.load().get("claude-haiku-5-5")
+    got = cost_usd(entry, input_tokens=prompt, cache_read=cache_read, output_tokens=output)
+    assert got == pytest.approx(expected, abs=1e-8)
+
+
+def test_every_entry_has_a_source_and_a_check_date() -> None:
+    for entry in catalogue.load().entries.values():
+        assert entry.source.startswith("https://platform.claude.com/"), entry.id
+        assert entry.checked is not None, entry.id
+
+
+@pytest.mark.parametrize(("model", "minimum", "forced", "replacement"), [
+    ("claude-sonnet-5-5", 2048, False, None),
+    ("claude-opus-5-5", 1024, False, None),
+    ("claude-haiku-4-5", 4096, True, None),
+    ("claude-opus-4-5", 4096, True, "claude-opus-5-5"),
+])
+def test_what_the_models_api_does_not_serve(model: str, minimum: int, forced: bool,
+                                            replacement: str | None) -> None:
     e = catalogue.load().get(model)
-    assert (e.min_cache_tokens, e.adaptive_thinking, e.forced_tool_choice,
-            e.sampling_params) == (minimum, adaptive, forced, sampling)
-
-
-@pytest.mark.parametrize(("model", "day", "status"), [
-    ("claude-sonnet-4-5", date(2026, 11, 29), "active"),
-    ("claude-sonnet-4-5", date(2026, 11, 30), "retired"),
-    ("claude-opus-4-5", date(2026, 12, 1), "deprecated"),
-    ("claude-opus-4-5", date(2027, 1, 22), "retired"),
-    ("claude-sonnet-5-5", date(2026, 12, 1), "active"),
-])
-def test_lifecycle_from_dates(model: str, day: date, status: str) -> None:
-    assert catalogue.load().get(model).status(day) == status
+    assert (e.min_cache_tokens, e.forced_tool_choice, e.replacement) == (
+        minimum, forced, replacement)
 
 
 def test_dated_snapshots_resolve_and_unknown_models_are_an_error() -> None:

@@ -53,3 +53,20 @@ async def test_a_session_sums_tokens_calls_and_cost_and_counts_metrics() -> None
 def test_a_session_without_calls_costs_nothing() -> None:
     session = LLMSession(ScriptedProvider(), Settings().llm, None, "debrief", model="offline")
     assert session.usage_record().cost_usd == 0.0 and session.calls == 0
+
+
+async def test_each_call_is_priced_on_its_own_prompt_length() -> None:
+    """Two Haiku 5.5 calls of 60K prompt tokens each: both in the <= 100K tier ($0.10 in,
+    $0.50 out), although their sum (120K) would be in the long tier."""
+    def haiku(usage: TokenUsage) -> LLMResponse:
+        return LLMResponse(text="", tool_calls=(), stop_reason="end_turn", usage=usage,
+                           model="claude-haiku-5-5", latency_ms=5, attempts=1)
+
+    provider = ScriptedProvider(haiku(TokenUsage(60_000, 1_000)),
+                                haiku(TokenUsage(60_000, 1_000)))
+    session = LLMSession(provider, LLMSettings(model="claude-haiku-5-5"), None, "judge")
+    request = LLMRequest(system=(), messages=({"role": "user", "content": "hi"},))
+    await session.complete(request)
+    await session.complete(request)
+    one = 60_000 * 0.10 / MILLION + 1_000 * 0.50 / MILLION
+    assert session.usage_record().cost_usd == pytest.approx(2 * one)
