@@ -28,6 +28,8 @@ from typing import Literal
 from agents.context.assemble import gather
 from agents.context.charts import ChartStore
 from agents.errors import LLMError
+from agents.judge.case import UNKNOWN
+from agents.judge.gates import GateAnswers
 from agents.judge.offline import VERSION as OFFLINE_VERSION
 from agents.judge.offline import offline_payload
 from agents.judge.parse import parse_response
@@ -76,7 +78,8 @@ class JobJudging:
 
 class Judge:
     def __init__(self, settings: Settings, skill: Skill, store: ChartStore, provider: Provider,
-                 metrics: Metrics | None = None, min_cache_tokens: int | None = None) -> None:
+                 metrics: Metrics | None = None, min_cache_tokens: int | None = None,
+                 gates: GateAnswers | None = None) -> None:
         self.settings = settings
         self.skill = skill
         self.store = store
@@ -88,6 +91,8 @@ class Judge:
         self._drift_versions = {fid: typedrift_version(c) for fid, c in skill.criteria.items()}
         #: the model's minimum cacheable prefix (breakpoints only where a prefix clears it)
         self.min_cache_tokens = min_cache_tokens or DEFAULT_MIN_CACHE_TOKENS
+        #: gate cells' answers (from cell outcomes); None: the prompt says "not known"
+        self.gates = gates
 
     def version_for(self, job: JudgeJob) -> str:
         """The prompt version; type-drift cells (settled in code) have their own."""
@@ -111,9 +116,11 @@ class Judge:
                  notes: dict[str, str]) -> tuple[LLMRequest, tuple[str, ...]]:
         context = gather(job.answers, criterion.keywords, notes,
                          self.settings.llm.context_budget_chars)
+        gate = (UNKNOWN if self.gates is None
+                else self.gates.lookup(job.task_id, job.patient_id, criterion))
         request = build_request(self.skill, criterion, job, context, structured=self.structured,
                                 max_tokens=self.settings.llm.max_tokens, notes=notes,
-                                min_cache_tokens=self.min_cache_tokens)
+                                gate_answer=gate, min_cache_tokens=self.min_cache_tokens)
         return request, tuple(e.text for e in context.excerpts)
 
     async def judge(self, job: JudgeJob) -> JudgeResult:

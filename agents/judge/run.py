@@ -10,6 +10,7 @@ A record that is not a valid JudgeJob goes to the jobs DLQ; everything else yiel
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -19,6 +20,8 @@ from pydantic import ValidationError
 
 from agents.context.charts import ChartStore
 from agents.errors import AgentsError
+from agents.judge.gates import GateAnswers
+from agents.judge.gates_feed import follow_outcomes
 from agents.judge.judge import Judge
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
@@ -89,8 +92,9 @@ async def serve(settings: Settings, provider: Provider | None = None,
     await ensure_topics(settings)
     # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
+    gates = GateAnswers(skill)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
-                  min_cache_tokens=min_cache)
+                  min_cache_tokens=min_cache, gates=gates)
     ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
                                           settings.topics.judge_results, "result_id", "job_id")
     worker = ConcurrentWorker(
@@ -99,7 +103,16 @@ async def serve(settings: Settings, provider: Provider | None = None,
         concurrency=settings.llm.concurrency, metrics=metrics)
     log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
              provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
-    await serve_until(worker, stop, provider)
+    # Gated criteria get their gate cell's answer from the cell outcomes (when decided).
+    follower = (asyncio.get_running_loop().create_task(follow_outcomes(settings, gates))
+                if gates.fields else None)
+    try:
+        await serve_until(worker, stop, provider)
+    finally:
+        if follower is not None:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await follower
 
 
 def run_worker(settings: Settings) -> int:

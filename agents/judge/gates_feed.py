@@ -1,0 +1,55 @@
+"""The judge worker's follower of the cell-outcomes topic (the Kafka edge of
+:mod:`agents.judge.gates`): every partition from the beginning, group-less (each judge
+process keeps its own copy of the gate answers, which are few), decoded and stored. A record
+that is not a valid CellOutcome is skipped and counted (our own detector writes that topic).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from aiokafka import AIOKafkaConsumer
+from pydantic import ValidationError
+
+from agents.judge.gates import GateAnswers
+from schemas.chart_review import CellOutcome
+from streams.settings import Settings
+from streams.topics import assign_all
+
+log = logging.getLogger(__name__)
+
+
+def absorb(store: GateAnswers, value: bytes | None) -> bool:
+    """Store one record's outcome; False when it is not a valid CellOutcome."""
+    try:
+        store.add(CellOutcome.model_validate_json(value or b""))
+    except ValidationError:
+        return False
+    return True
+
+
+async def follow_outcomes(settings: Settings, store: GateAnswers,
+                          ready: asyncio.Event | None = None) -> None:
+    """Feed ``store`` until cancelled; ``ready`` is set once the partitions are assigned."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
+                                group_id=None, enable_auto_commit=False,
+                                auto_offset_reset="earliest")
+    await consumer.start()
+    skipped = 0
+    try:
+        tps = await assign_all(consumer, [settings.topics.cell_outcomes], wait=5.0)
+        if tps:
+            await consumer.seek_to_beginning(*tps)
+        if ready is not None:
+            ready.set()
+        while True:
+            batch = await consumer.getmany(timeout_ms=500, max_records=1000)
+            for records in batch.values():
+                for rec in records:
+                    if not absorb(store, rec.value):
+                        skipped += 1
+                        log.warning("judge: skipped an invalid cell outcome (%d so far)",
+                                    skipped)
+    finally:
+        await consumer.stop()
