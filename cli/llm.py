@@ -4,6 +4,8 @@ With ``ANTHROPIC_API_KEY`` set: checks the model (catalogue + Models API, like a
 start), then sends one real request per worker kind (judge: one sample cell; debrief: one
 sample encounter) and prints model, latency, tokens, cache hit and cost, plus whether each
 cacheable prefix clears the model's minimum. Without a key it says so and exits 0.
+``--provider bedrock|vertex`` (or ``JUDGEFLOW_LLM__PROVIDER``) does the same through Amazon
+Bedrock or Google Vertex AI with their credential chains, and says what the platform lacks.
 Exit status: 0 all calls answered, 1 a call failed, 2 the model cannot be used.
 """
 
@@ -19,6 +21,7 @@ from cli.argtypes import positive_int
 from streams.settings import Settings
 
 KINDS = ("judge", "debrief")
+CLOUDS = ("anthropic", "bedrock", "vertex")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -29,8 +32,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         "cache, cost",
                         description="Check the configured model and send one real request per "
                         "worker kind (costs a few cents). Needs ANTHROPIC_API_KEY; "
-                        "ANTHROPIC_BASE_URL is honoured.")
+                        "ANTHROPIC_BASE_URL is honoured. --provider bedrock/vertex uses the AWS "
+                        "or Google credential chain (ANTHROPIC_BEDROCK_BASE_URL / "
+                        "ANTHROPIC_VERTEX_BASE_URL honoured).")
     c.add_argument("--model", help="check this model instead of JUDGEFLOW_LLM__MODEL")
+    c.add_argument("--provider", choices=CLOUDS, default=None,
+                   help="anthropic (the Claude API), bedrock or vertex (default: "
+                   "JUDGEFLOW_LLM__PROVIDER when it names one of these, else anthropic)")
     c.add_argument("--worker", choices=KINDS, action="append",
                    help="only this worker kind (repeatable; default: both)")
     c.add_argument("--calls", type=positive_int, default=1,
@@ -39,11 +47,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run_check(args: argparse.Namespace, settings: Settings) -> int:
-    if not os.environ.get("ANTHROPIC_API_KEY"):
+    configured = settings.llm.provider
+    provider = args.provider or (configured if configured in CLOUDS else "anthropic")
+    if provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
         print("llm check: ANTHROPIC_API_KEY is not set; nothing to check (set it to send one "
               "real request per worker kind)")
         return 0
-    update: dict[str, Any] = {"provider": "anthropic", "check_cache_prefixes": False}
+    update: dict[str, Any] = {"provider": provider, "check_cache_prefixes": False}
     if args.model:
         update["model"] = args.model
     s = settings.model_copy(update={"llm": settings.llm.model_copy(update=update)})
@@ -73,14 +83,23 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
 
     try:
         provider: Any = make_provider(settings)
+        if getattr(provider, "has_credentials", True) is False:
+            print(f"llm check: no {provider.name} credentials found "
+                  f"({getattr(provider, 'credentials_hint', 'ANTHROPIC_API_KEY')}); nothing "
+                  "to check")
+            await provider.aclose()
+            return 0
         await check_model(provider, settings.llm)
     except AgentsError as exc:
         print(f"llm check: {exc}")
         return 2
     entry = provider.entry
-    print(f"llm check: model {provider.model} (cache minimum {entry.min_cache_tokens} tokens, "
+    print(f"llm check: {provider.name} model {provider.model}{_platform_line(provider)} "
+          f"(cache minimum {entry.min_cache_tokens} tokens, "
           f"adaptive thinking {'yes' if entry.adaptive_thinking else 'no'}, effort "
           f"{settings.llm.effort or entry.default_effort or 'n/a'})")
+    for line in _lacks(provider):
+        print(f"  {provider.name}: {line}")
     status = 0
     try:
         for kind, request in samples(settings, kinds):
@@ -105,3 +124,23 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
     finally:
         await provider.aclose()
     return status
+
+
+def _platform_line(provider: Any) -> str:
+    m = getattr(provider, "platform_model", None)
+    return "" if m is None else f" as {m.id} ({m.lifecycle} on {provider.name})"
+
+
+def _lacks(provider: Any) -> list[str]:
+    """What the platform does not offer, and what judgeflow does instead."""
+    platform = getattr(provider, "platform", None)
+    if platform is None:
+        return []
+    out = []
+    if not platform.batches:
+        out.append("no Message Batches API: `replay --batch` runs live calls (no discount)")
+    if not platform.count_tokens:
+        out.append("no token counting: cache prefix sizes below are local estimates")
+    if not platform.models_api:
+        out.append("no Models API: the model's lifecycle comes from judgeflow's platform data")
+    return out
