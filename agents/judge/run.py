@@ -23,6 +23,7 @@ from agents.errors import AgentsError
 from agents.judge.gates import GateAnswers
 from agents.judge.gates_feed import follow_outcomes
 from agents.judge.judge import Judge
+from agents.judge.routes import build_routes
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.startup import check_provider
@@ -93,8 +94,14 @@ async def serve(settings: Settings, provider: Provider | None = None,
     # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
     gates = GateAnswers(skill)
+    # llm.criterion_models: criteria judged by another model (checked: one-line errors)
+    routes = {} if is_offline(provider) else build_routes(
+        settings, skill, lambda s: make_provider(s))
+    for route in {id(r.provider): r for r in routes.values()}.values():
+        require_credentials(route.provider)
+        await check_provider(route.provider, route.settings.llm, metrics)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
-                  min_cache_tokens=min_cache, gates=gates)
+                  min_cache_tokens=min_cache, gates=gates, routes=routes)
     ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
                                           settings.topics.judge_results, "result_id", "job_id")
     worker = ConcurrentWorker(
@@ -103,12 +110,18 @@ async def serve(settings: Settings, provider: Provider | None = None,
         concurrency=settings.llm.concurrency, metrics=metrics)
     log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
              provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
+    for field_id, route in sorted(routes.items()):
+        log.info("judge worker: criterion %s on model %s (effort %s), prompt version %s",
+                 field_id, route.provider.model, route.settings.llm.effort or "default",
+                 judge._versions[field_id])
     # Gated criteria get their gate cell's answer from the cell outcomes (when decided).
     follower = (asyncio.get_running_loop().create_task(follow_outcomes(settings, gates))
                 if gates.fields else None)
     try:
         await serve_until(worker, stop, provider)
     finally:
+        for route in {id(r.provider): r for r in routes.values()}.values():
+            await route.provider.aclose()  # type: ignore[attr-defined]
         if follower is not None:
             follower.cancel()
             with contextlib.suppress(asyncio.CancelledError):
