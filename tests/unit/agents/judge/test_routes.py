@@ -77,7 +77,8 @@ async def test_an_overridden_criterion_goes_to_its_model(
     assert (plain.model, moved.model) == ("claude-sonnet-5-5", "claude-haiku-4-5")
     assert plain.prompt_version == judge.prompt_version
     assert moved.prompt_version != judge.prompt_version  # the version reflects the model
-    assert moved.usage.cost_usd < plain.usage.cost_usd  # priced as the cheaper model
+    per_call = [r.usage.cost_usd / r.usage.llm_calls for r in (moved, plain)]
+    assert per_call[0] < per_call[1]  # priced as the cheaper model
     assert judge.series_version.startswith(judge.prompt_version + "+routes-")
     # the same override gives the same version (a stable series); another model another
     again = Judge(s, skill, store, make(s), routes=build_routes(s, skill, make))
