@@ -9,7 +9,7 @@ from __future__ import annotations
 import asyncio
 import logging
 
-from aiokafka import AIOKafkaConsumer
+from aiokafka import AIOKafkaConsumer, TopicPartition
 from pydantic import ValidationError
 
 from agents.judge.gates import GateAnswers
@@ -31,7 +31,9 @@ def absorb(store: GateAnswers, value: bytes | None) -> bool:
 
 async def follow_outcomes(settings: Settings, store: GateAnswers,
                           ready: asyncio.Event | None = None) -> None:
-    """Feed ``store`` until cancelled; ``ready`` is set once the partitions are assigned."""
+    """Feed ``store`` until cancelled. ``ready`` is set once the topic has been read up to
+    its end offsets at start (the worker waits for it: a gate cell decided before the
+    worker started is known to the first job that needs it)."""
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
                                 group_id=None, enable_auto_commit=False,
                                 auto_offset_reset="earliest")
@@ -39,11 +41,15 @@ async def follow_outcomes(settings: Settings, store: GateAnswers,
     skipped = 0
     try:
         tps = await assign_all(consumer, [settings.topics.cell_outcomes], wait=5.0)
+        ends: dict[TopicPartition, int] = {}
         if tps:
             await consumer.seek_to_beginning(*tps)
-        if ready is not None:
-            ready.set()
+            ends = await consumer.end_offsets(tps)
         while True:
+            if ready is not None and not ready.is_set() and \
+                    await _at_end(consumer, ends):
+                log.info("judge: %d gate answer(s) known at start", len(store))
+                ready.set()
             batch = await consumer.getmany(timeout_ms=500, max_records=1000)
             for records in batch.values():
                 for rec in records:
@@ -53,3 +59,10 @@ async def follow_outcomes(settings: Settings, store: GateAnswers,
                                     skipped)
     finally:
         await consumer.stop()
+
+
+async def _at_end(consumer: AIOKafkaConsumer, ends: dict[TopicPartition, int]) -> bool:
+    for tp, end in ends.items():
+        if await consumer.position(tp) < end:
+            return False
+    return True

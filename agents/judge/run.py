@@ -42,6 +42,8 @@ from streams.topics import ensure_topics
 from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
+#: How long the start waits for the cell-outcomes follower to catch up.
+GATE_CATCH_UP_SECONDS = 60.0
 
 
 def decode_job(value: bytes | None) -> JudgeJob:
@@ -114,9 +116,21 @@ async def serve(settings: Settings, provider: Provider | None = None,
         log.info("judge worker: criterion %s on model %s (effort %s), prompt version %s",
                  field_id, route.provider.model, route.settings.llm.effort or "default",
                  judge._versions[field_id])
-    # Gated criteria get their gate cell's answer from the cell outcomes (when decided).
-    follower = (asyncio.get_running_loop().create_task(follow_outcomes(settings, gates))
-                if gates.fields else None)
+    # Gated criteria get their gate cell's answer from the cell outcomes (when decided):
+    # the follower catches up with the topic before the first job is judged.
+    follower = None
+    if gates.fields:
+        caught_up = asyncio.Event()
+        follower = asyncio.get_running_loop().create_task(
+            follow_outcomes(settings, gates, caught_up))
+        done, _ = await asyncio.wait({follower, asyncio.create_task(caught_up.wait())},
+                                     timeout=GATE_CATCH_UP_SECONDS,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if follower in done:
+            follower.result()  # the follower failed: its error stops the start
+        elif not caught_up.is_set():
+            log.warning("judge: cell outcomes not read to their end within %ss; gate "
+                        "answers arrive as the follower catches up", GATE_CATCH_UP_SECONDS)
     try:
         await serve_until(worker, stop, provider)
     finally:
