@@ -122,3 +122,34 @@ async def test_a_judge_worker_on_the_platform(bootstrap: str, tmp_path: Path,
              for q in sent}
     assert "the patient's answer is true (the agents agreed); the gate is met" in cases[True]
     assert "Gate criterion" not in cases[False]
+
+
+async def test_replay_batch_on_bedrock_runs_live_calls(
+        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """Bedrock has no Message Batches API: ``replay judge --batch`` says so and judges every
+    job with live calls (at live prices) instead of failing."""
+    from agents.replay.run import Options, replay
+
+    (tmp_path / "data").mkdir()
+    (tmp_path / "cloud").mkdir()
+    with cloud_env.bedrock(monkeypatch, tmp_path / "cloud") as fake:
+        fake.responder = reply
+        s = make_settings(bootstrap, skill_dir=write_skill(tmp_path / "data"),
+                          charts_dir=write_charts(tmp_path / "data"),
+                          llm={"provider": "bedrock", "model": "claude-haiku-4-5",
+                               "sdk_max_retries": 0, "deadline_seconds": 10.0,
+                               "requests_per_minute": 6000, "max_attempts": 2})
+        await ensure_topics(s)
+        js = [disagreement(job_id=f"job-{i}", patient=PATIENT) for i in range(3)]
+        await produce(bootstrap, s.topics.judge_jobs,
+                      [(j.key.encode(), j.model_dump_json().encode()) for j in js])
+        with caplog.at_level("WARNING"):
+            await replay(s, Options(worker="judge", batch=True, poll_seconds=0.05))
+        live = [q for q in fake.requests if q.path.endswith("/invoke")]
+    assert "has no Message Batches API: --batch runs live calls" in caplog.text
+    assert len(live) == 3
+    results = values(await collect(bootstrap, s.topics.judge_results, until=3, timeout=20,
+                                   quiet=0.5))
+    assert sorted(r["job_id"] for r in results) == ["job-0", "job-1", "job-2"]
+    assert all(r["provider"] == "bedrock" and r["status"] == "ok" for r in results)
