@@ -23,6 +23,7 @@ import logging
 import math
 import os
 from collections.abc import Sequence
+from datetime import UTC, date, datetime
 from typing import Any
 
 import anthropic
@@ -123,13 +124,25 @@ class CloudProvider(AnthropicProvider):
 
     async def retrieve_model(self) -> dict[str, Any]:
         """No Models API on the platform: its lifecycle from the platform data."""
-        from datetime import UTC, datetime
-
         m = self.platform_model
         return {"id": m.id, "type": "model",
                 "lifecycle": m.status(datetime.now(UTC).date()),
                 "deprecated_at": m.deprecated.isoformat() if m.deprecated else None,
                 "retires_at": m.retires.isoformat() if m.retires else None}
+
+    def check_lifecycle(self, today: date) -> None:
+        """The platform's schedule decides (not the Claude API's dates): retired there ->
+        one-line :class:`AgentsError`; deprecated -> a WARNING with the date."""
+        m = self.platform_model
+        status = m.status(today)
+        if status == "retired":
+            raise AgentsError(f"model {self.model!r} ({m.id}) is retired on {self.name}"
+                              f"{' since ' + str(m.retires) if m.retires else ''}; set "
+                              "JUDGEFLOW_LLM__MODEL to a current model")
+        if status == "deprecated":
+            log.warning("model %s (%s) is deprecated on %s; it retires there on %s: move to "
+                        "a current model before then", self.model, m.id, self.name,
+                        m.retires or "a date not yet announced")
 
     def _no_batches(self) -> LLMError:
         return LLMError("unsupported", f"{self.platform.name} has no Message Batches API; "

@@ -91,6 +91,9 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
     if llm.effort is not None and llm.effort not in entry.efforts:
         raise AgentsError(f"llm.effort {llm.effort!r} is not accepted by {entry.id} (accepts: "
                           f"{', '.join(entry.efforts) or 'no effort option'})")
+    if getattr(provider, "platform_model", None) is not None:
+        provider.check_lifecycle(today)  # a cloud platform keeps its own schedule
+        return
     if entry.status(today) == "retired":
         raise AgentsError(f"model {provider.model!r} retired on {entry.retires}; set "
                           "JUDGEFLOW_LLM__MODEL to a current model")

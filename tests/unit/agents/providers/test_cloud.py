@@ -226,3 +226,28 @@ def test_platform_lifecycles_are_the_platforms_own() -> None:
         p = platforms.get(key)
         assert p.docs and p.batches is False and p.models_api is False
         assert all(p.catalogue_id(m.id) == k for k, m in p.models.items())
+
+
+async def test_the_platform_schedule_decides_not_the_claude_apis(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """claude-sonnet-4-5 retired on the Claude API (catalogue: 2026-11-30) but the platform
+    data says active on Bedrock: it starts there; retired or deprecated there decides."""
+    from datetime import date
+
+    from agents.providers.startup import check_model
+
+    with cloud_env.bedrock(monkeypatch, tmp_path):
+        s = llm("bedrock", "claude-sonnet-4-5")
+        p = CloudProvider(s, "bedrock")
+        try:
+            await check_model(p, s, today=date(2026, 12, 1))  # starts
+            p.platform_model = p.platform_model.model_copy(update={
+                "lifecycle": "deprecated", "retires": date(2027, 3, 1)})
+            with caplog.at_level("WARNING"):
+                await check_model(p, s, today=date(2026, 12, 1))
+            assert "deprecated on bedrock; it retires there on 2027-03-01" in caplog.text
+            with pytest.raises(AgentsError, match="is retired on bedrock since 2027-03-01"):
+                await check_model(p, s, today=date(2027, 3, 1))
+        finally:
+            await p.aclose()
