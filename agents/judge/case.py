@@ -14,13 +14,18 @@ from typing import Any
 
 from agents.context.assemble import CaseContext
 from agents.framing import announce, block, new_boundary
-from agents.judge.gates import PENDING, GateAnswer
+from agents.judge.gates import ADJUDICATED, PENDING, GateAnswer
 from schemas.chart_review import JudgeJob
 from schemas.skill import Criterion
 
 #: Marks a gate answer that was not looked up (no gate store: e.g. a replay).
 UNKNOWN: Any = object()
 LABELS = "ABCDEFGHIJ"
+
+
+_UNDECIDED = {"disagreement": "the agents disagree on it",
+              "low_confidence": "an agent marked its answer low confidence",
+              "agent_missing": "an expected agent did not answer and the others differ"}
 
 
 def gate_text(gate_answer: Any) -> str:
@@ -33,9 +38,12 @@ def gate_text(gate_answer: Any) -> str:
     if gate_answer.outcome == PENDING:
         return "not known to the judge (its cell has not been decided yet)"
     if not gate_answer.decided:
-        return (f"not known to the judge (the agents did not agree on it: "
-                f"{gate_answer.outcome})")
-    how = "one agent answered" if gate_answer.outcome == "agent_missing" else "the agents agreed"
+        why = _UNDECIDED.get(gate_answer.outcome, f"its cell was decided as "
+                                                  f"{gate_answer.outcome}")
+        return f"not known to the judge ({why})"
+    how = {"agent_missing": "one agent answered",
+           ADJUDICATED: "a reviewer adjudicated it"}.get(gate_answer.outcome,
+                                                         "the agents agreed")
     met = {True: "; the gate is met", None: "",
            False: "; the gate is NOT met, so this criterion may not apply to the patient"}
     return f"{json.dumps(gate_answer.answer)} ({how}){met[gate_answer.met]}"

@@ -1,7 +1,7 @@
-"""The judge worker's follower of the cell-outcomes topic (the Kafka edge of
-:mod:`agents.judge.gates`): every partition from the beginning, group-less (each judge
+"""The judge worker's follower of the cell-outcomes and adjudications topics (the Kafka edge
+of :mod:`agents.judge.gates`): every partition from the beginning, group-less (each judge
 process keeps its own copy of the gate answers, which are few), decoded and stored. A record
-that is not a valid CellOutcome is skipped and counted (our own detector writes that topic).
+that is not valid is skipped and counted.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from pydantic import ValidationError
 
 from agents.judge.gates import GateAnswers
+from schemas.calibration import Adjudication
 from schemas.chart_review import CellOutcome
 from streams.settings import Settings
 from streams.topics import assign_all
@@ -20,10 +21,14 @@ from streams.topics import assign_all
 log = logging.getLogger(__name__)
 
 
-def absorb(store: GateAnswers, value: bytes | None) -> bool:
-    """Store one record's outcome; False when it is not a valid CellOutcome."""
+def absorb(store: GateAnswers, value: bytes | None, adjudication: bool = False) -> bool:
+    """Store one record (a cell outcome, or a reviewer's adjudication); False when it is not
+    a valid one (adjudications that are not go to their DLQ in the calibrate worker)."""
     try:
-        store.add(CellOutcome.model_validate_json(value or b""))
+        if adjudication:
+            store.add_adjudication(Adjudication.model_validate_json(value or b""))
+        else:
+            store.add(CellOutcome.model_validate_json(value or b""))
     except ValidationError:
         return False
     return True
@@ -40,7 +45,8 @@ async def follow_outcomes(settings: Settings, store: GateAnswers,
     await consumer.start()
     skipped = 0
     try:
-        tps = await assign_all(consumer, [settings.topics.cell_outcomes], wait=5.0)
+        t = settings.topics
+        tps = await assign_all(consumer, [t.cell_outcomes, t.adjudications], wait=5.0)
         ends: dict[TopicPartition, int] = {}
         if tps:
             await consumer.seek_to_beginning(*tps)
@@ -53,10 +59,10 @@ async def follow_outcomes(settings: Settings, store: GateAnswers,
             batch = await consumer.getmany(timeout_ms=500, max_records=1000)
             for records in batch.values():
                 for rec in records:
-                    if not absorb(store, rec.value):
+                    if not absorb(store, rec.value, rec.topic == t.adjudications):
                         skipped += 1
-                        log.warning("judge: skipped an invalid cell outcome (%d so far)",
-                                    skipped)
+                        log.warning("judge: skipped an invalid record of %s (%d so far)",
+                                    rec.topic, skipped)
     finally:
         await consumer.stop()
 

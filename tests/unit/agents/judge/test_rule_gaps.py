@@ -16,6 +16,7 @@ from agents.judge.gates_feed import absorb
 from agents.judge.prompt import build_request
 from agents.judge.quotes import quoted_spans
 from agents.judge.validate import validate_analysis
+from schemas.calibration import Adjudication
 from schemas.chart_review import CellOutcome
 from schemas.skill import Gate, Skill
 from tests.unit.agents.judge.fixtures import NOTES, PATIENT, TASK, answer, job
@@ -132,9 +133,9 @@ def gated(skill: Skill, value: Any = True) -> Skill:
     ((outcome("agreement", False),), "false (the agents agreed); the gate is NOT met"),
     ((outcome("agent_missing", True),), "true (one agent answered); the gate is met"),
     ((outcome("disagreement", None, job_kind="disagreement"),),
-     "not known to the judge (the agents did not agree on it: disagreement)"),
+     "not known to the judge (the agents disagree on it)"),
     ((outcome("low_confidence", None, job_kind="low_confidence"),),
-     "not known to the judge (the agents did not agree on it: low_confidence)"),
+     "not known to the judge (an agent marked its answer low confidence)"),
     # the latest decision wins, in whatever order the outcomes arrive
     ((outcome("agreement", True, minutes=5), outcome("disagreement", None,
                                                      job_kind="disagreement", minutes=1)),
@@ -172,10 +173,37 @@ def test_the_store_keeps_gate_criteria_only_and_compares_by_schema(skill: Skill)
     assert len(store) == 1
 
 
+def adjudication(final: Any, minutes: int = 30) -> Adjudication:
+    return Adjudication(task_id=TASK, patient_id=PATIENT, field_id="t2dm_dx",
+                        final_answer=final, classification="agent_a_error",
+                        agent_correctness="agent_b", adjudicator="rev-1",
+                        adjudicated_at=datetime(2025, 1, 1, tzinfo=UTC)
+                        + timedelta(minutes=minutes))
+
+
+@pytest.mark.parametrize(("adjudications", "says"), [
+    # a reviewer's verdict settles a gate cell the agents split on, and outranks agreement
+    ((adjudication(True),), "true (a reviewer adjudicated it); the gate is met"),
+    ((adjudication(False),), "false (a reviewer adjudicated it); the gate is NOT met"),
+    ((adjudication(False, 40), adjudication(True, 35)), "false (a reviewer adjudicated it)"),
+])
+def test_an_adjudicated_gate_cell_outranks_the_agents(skill: Skill, adjudications: Any,
+                                                      says: str) -> None:
+    sk = gated(skill)
+    store = GateAnswers(sk)
+    store.add(outcome("disagreement", None, job_kind="disagreement"))
+    for a in adjudications:
+        store.add_adjudication(a)
+    assert gate_text(store.lookup(TASK, PATIENT, sk.criteria["on_sglt2i"])).startswith(says)
+    assert len(store) == 1
+
+
 def test_an_invalid_outcome_record_is_skipped(skill: Skill) -> None:
     store = GateAnswers(gated(skill))
     assert not absorb(store, b"not json") and not absorb(store, b'{"outcome": "x"}')
     assert absorb(store, outcome("agreement", True).model_dump_json().encode())
+    assert not absorb(store, b'{"final_answer": true}', adjudication=True)
+    assert absorb(store, adjudication(True).model_dump_json().encode(), adjudication=True)
     assert len(store) == 1
 
 
