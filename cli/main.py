@@ -9,6 +9,7 @@ import sys
 
 from aiokafka.errors import KafkaConnectionError, KafkaError
 from pydantic import ValidationError
+from pydantic_settings import SettingsError
 
 from cli.logs import setup_logging
 from schemas.errors import describe
@@ -56,6 +57,10 @@ def main(argv: list[str] | None = None) -> int:
         settings = load_settings(args)
     except ValidationError as exc:
         print(f"judgeflow: invalid configuration: {describe(exc)}", file=sys.stderr)
+        return ExitCode.CANNOT_START
+    except SettingsError as exc:  # a JSON-valued variable that is not JSON
+        print(f"judgeflow: invalid configuration: {str(exc).splitlines()[0]} (not valid "
+              "JSON?)", file=sys.stderr)
         return ExitCode.CANNOT_START
     setup_logging(args.command, settings.log_level, explicit=bool(args.log_level))
     try:

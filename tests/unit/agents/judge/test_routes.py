@@ -87,3 +87,13 @@ async def test_an_overridden_criterion_goes_to_its_model(
     other = settings({"on_sglt2i": {"model": "claude-opus-5-5"}})
     assert Judge(other, skill, store, make(other), routes=build_routes(
         other, skill, make)).version_for(moved_job) != moved.prompt_version
+
+
+def test_a_criterion_models_value_that_is_not_json_is_one_line(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.main import main
+
+    monkeypatch.setenv("JUDGEFLOW_LLM__CRITERION_MODELS", "{not json")
+    assert main(["config"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("judgeflow: invalid configuration:") and err.count("\n") == 1
