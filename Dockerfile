@@ -1,13 +1,14 @@
 # judgeflow worker image: `docker build -t judgeflow:0.1.0 .`
 # One image for every worker; the command picks it (`worker detect|judge|debrief`).
-# Runtime dependencies only: the `dev` extra (embedded broker, demo, benchmarks) is not installed.
+# Runtime dependencies only (with the Bedrock and Vertex clients): the `dev` extra (embedded
+# broker, demo, benchmarks) is not installed.
 
 FROM python:3.11-slim AS build
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY . .
 RUN python -m venv /opt/judgeflow \
- && /opt/judgeflow/bin/pip install . \
+ && /opt/judgeflow/bin/pip install '.[bedrock,vertex]' \
  && /opt/judgeflow/bin/judgeflow --help >/dev/null
 
 FROM python:3.11-slim

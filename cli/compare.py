@@ -18,16 +18,21 @@ from streams.topics import read_to_end
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser(
-        "compare", help="two prompt versions side by side against the human adjudications",
+        "compare", help="models and prompt versions side by side against the human "
+        "adjudications",
         description="Reads the judge results, the adjudications and the cell outcomes to "
-        "their current end (commits nothing) and prints, per criterion, OLD -> NEW: "
-        "adjudicated cells, answer accuracy vs the reviewers, Cohen's kappa of the "
-        "classification hint vs the reviewers' classification, changed suggestions, "
-        "fallbacks and cost per judged cell. Exit status 1 if neither version has results.")
-    p.add_argument("old", metavar="OLD_VERSION",
+        "their current end (commits nothing). Without versions: every criterion by model "
+        "and prompt version, with Cohen's kappa of the classification hint vs the "
+        "reviewers' classification, answer accuracy, fallbacks and cost per 1,000 judged "
+        "cells (the evidence for llm.criterion_models). With OLD NEW: per criterion, OLD -> "
+        "NEW: adjudicated cells, accuracy, kappa, changed suggestions, fallbacks and cost "
+        "per judged cell. Exit status 1 if there are no results to show.")
+    p.add_argument("old", metavar="OLD_VERSION", nargs="?",
                    help="prompt_version of the baseline series (or an unambiguous prefix)")
-    p.add_argument("new", metavar="NEW_VERSION",
+    p.add_argument("new", metavar="NEW_VERSION", nargs="?",
                    help="prompt_version of the candidate series (or an unambiguous prefix)")
+    p.add_argument("--criterion", metavar="FIELD_ID",
+                   help="without versions: only this criterion")
     p.add_argument("--json", action="store_true", help="print one JSON object instead")
     p.set_defaults(func=run)
 
@@ -56,8 +61,13 @@ async def gather(settings: Settings) -> Any:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.calibrate.compare import AmbiguousVersion, compare, render, resolve_version
 
+    if (args.old is None) != (args.new is None):
+        print("judgeflow: compare takes two versions (OLD NEW) or none", file=sys.stderr)
+        return ExitCode.USAGE
     install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     cal = asyncio.run(gather(settings))
+    if args.old is None:
+        return _by_model(cal, args, settings)
     known = sorted({v for _, _, v in cal.groups()})
     try:  # any unambiguous prefix of a version names it (the demo's table prints it whole)
         args.old, args.new = (resolve_version(v, known) for v in (args.old, args.new))
@@ -75,4 +85,20 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
         print(render(data))
+    return ExitCode.OK
+
+
+def _by_model(cal: Any, args: argparse.Namespace, settings: Settings) -> int:
+    from agents.calibrate.compare import by_model, render_by_model
+
+    data = by_model(cal, datetime.now(UTC), args.criterion)
+    if not data["series"]:
+        where = f" for criterion {args.criterion!r}" if args.criterion else ""
+        print(f"judgeflow: no judge results{where} on {settings.topics.judge_results}",
+              file=sys.stderr)
+        return ExitCode.FAILURE
+    if args.json:
+        sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
+    else:
+        print(render_by_model(data))
     return ExitCode.OK

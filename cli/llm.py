@@ -5,6 +5,8 @@ start), then sends one real request per worker kind (judge: one sample cell; deb
 sample encounter) and prints model, latency, tokens, cache hit and cost, plus whether each
 cacheable prefix clears the model's minimum. Without a key it says so: exit 0 with the
 offline provider, 2 with one that needs the key (every worker would refuse to start).
+``--provider bedrock|vertex`` (or ``JUDGEFLOW_LLM__PROVIDER``) does the same through Amazon
+Bedrock or Google Vertex AI with their credential chains, and says what the platform lacks.
 Exit status: 0 all calls answered, 1 a call failed, 2 the model cannot be used.
 """
 
@@ -21,6 +23,7 @@ from cli.argtypes import positive_int
 from streams.exit_codes import CommandError, ExitCode
 
 KINDS = ("judge", "debrief")
+CLOUDS = ("anthropic", "bedrock", "vertex")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,8 +34,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         "cache, cost",
                         description="Check the configured model and send one real request per "
                         "worker kind (costs a few cents). Needs ANTHROPIC_API_KEY; "
-                        "ANTHROPIC_BASE_URL is honoured.")
+                        "ANTHROPIC_BASE_URL is honoured. --provider bedrock/vertex uses the AWS "
+                        "or Google credential chain (ANTHROPIC_BEDROCK_BASE_URL / "
+                        "ANTHROPIC_VERTEX_BASE_URL honoured).")
     c.add_argument("--model", help="check this model instead of JUDGEFLOW_LLM__MODEL")
+    c.add_argument("--provider", choices=CLOUDS, default=None,
+                   help="anthropic (the Claude API), bedrock or vertex (default: "
+                   "JUDGEFLOW_LLM__PROVIDER when it names one of these, else anthropic)")
     c.add_argument("--worker", choices=KINDS, action="append",
                    help="only this worker kind (repeatable; default: both)")
     c.add_argument("--calls", type=positive_int, default=1,
@@ -41,15 +49,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run_check(args: argparse.Namespace, settings: Settings) -> int:
-    if not os.environ.get("ANTHROPIC_API_KEY"):
-        if settings.llm.provider != "offline":  # every worker would refuse to start
-            raise CommandError(f"llm check: llm.provider is {settings.llm.provider} but "
+    configured = settings.llm.provider
+    provider = args.provider or (configured if configured in CLOUDS else "anthropic")
+    if provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
+        if configured != "offline":  # every worker would refuse to start
+            raise CommandError(f"llm check: llm.provider is {configured} but "
                                "ANTHROPIC_API_KEY is not set; set it, or set "
                                "JUDGEFLOW_LLM__PROVIDER=offline")
         print("llm check: ANTHROPIC_API_KEY is not set; nothing to check with the offline "
               "provider (set it to send one real request per worker kind)")
         return ExitCode.OK
-    update: dict[str, Any] = {"provider": "anthropic", "check_cache_prefixes": False}
+    update: dict[str, Any] = {"provider": provider, "check_cache_prefixes": False}
     if args.model:
         update["model"] = args.model
     s = settings.model_copy(update={"llm": settings.llm.model_copy(update=update)})
@@ -79,21 +89,32 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
 
     try:
         provider: Any = make_provider(settings)
+        if getattr(provider, "has_credentials", True) is False:
+            print(f"llm check: no {provider.name} credentials found "
+                  f"({getattr(provider, 'credentials_hint', 'ANTHROPIC_API_KEY')}); nothing "
+                  "to check")
+            await provider.aclose()
+            # configured for that platform: every worker would refuse to start
+            return ExitCode.USAGE if settings.llm.provider == provider.name else ExitCode.OK
         await check_model(provider, settings.llm)
     except AgentsError as exc:
         print(f"llm check: {exc}")
         return ExitCode.USAGE
-    entry, facts = provider.entry, provider.facts
+    entry, facts = provider.entry, getattr(provider, "facts", None)
+    head = f"llm check: {provider.name} model {provider.model}{_platform_line(provider)}"
     if facts is None:
-        print(f"llm check: model {provider.model} (cache minimum {entry.min_cache_tokens} "
-              "tokens; the Models API did not answer)")
+        why = "" if provider.name in CLOUDS[1:] else "; the Models API did not answer"
+        print(f"{head} (cache minimum {entry.min_cache_tokens} tokens{why}, effort "
+              f"{settings.llm.effort or 'the model default'})")
     else:
-        print(f"llm check: model {provider.model} ({facts.lifecycle}; cache minimum "
+        print(f"{head} ({facts.lifecycle}; cache minimum "
               f"{entry.min_cache_tokens} tokens, adaptive thinking "
               f"{'yes' if facts.adaptive_thinking else 'no'}, structured outputs "
               f"{'yes' if facts.structured_outputs else 'no'}, batch "
               f"{'yes' if facts.batch else 'no'}, efforts {', '.join(facts.efforts) or 'none'}"
               f", effort {settings.llm.effort or 'the model default'})")
+    for line in _lacks(provider):
+        print(f"  {provider.name}: {line}")
     status = 0
     try:
         for kind, request in samples(settings, kinds):
@@ -122,3 +143,23 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
     finally:
         await provider.aclose()
     return status
+
+
+def _platform_line(provider: Any) -> str:
+    m = getattr(provider, "platform_model", None)
+    return "" if m is None else f" as {m.id} ({m.lifecycle} on {provider.name})"
+
+
+def _lacks(provider: Any) -> list[str]:
+    """What the platform does not offer, and what judgeflow does instead."""
+    platform = getattr(provider, "platform", None)
+    if platform is None:
+        return []
+    out = []
+    if not platform.batches:
+        out.append("no Message Batches API: `replay --batch` runs live calls (no discount)")
+    if not platform.count_tokens:
+        out.append("no token counting: cache prefix sizes below are local estimates")
+    if not platform.models_api:
+        out.append("no Models API: the model's lifecycle comes from judgeflow's platform data")
+    return out

@@ -166,6 +166,11 @@ class CellOutcome(Frozen, CellKeyed):
     decided_at: datetime
     #: True when the cell was decided by the settle window rather than by the last answer.
     settled_by_timeout: bool = False
+    #: The agents' shared canonical answer when they agree (no job, or type drift only);
+    #: null otherwise. A gated criterion's judge reads its gate cell's answer from here.
+    agreed_answer: Any = None
+
+    _agreed_answer = field_validator("agreed_answer")(check_json_value)
 
 
 class EvidencePointer(Frozen):

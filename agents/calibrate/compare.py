@@ -124,3 +124,51 @@ def render(data: dict[str, Any]) -> str:
     title = (f"prompt version {data['old']} -> {data['new']} against the human "
              "adjudications (accuracy and kappa over adjudicated, non-fallback cells)")
     return table(title, lines, HEADERS)
+
+
+BY_MODEL_HEADERS = ("criterion", "model", "prompt version", "judged", "adjudicated", "kappa",
+                    "accuracy", "fallbacks", "USD/1k cells")
+
+
+def model_of(cal: Calibration, group: tuple[str, str, str]) -> str:
+    """The model that judged a series (the most frequent among its results; a version names
+    one model, fallbacks included)."""
+    counts: dict[str, int] = {}
+    for r in cal.results_of(group).values():
+        counts[r.model] = counts.get(r.model, 0) + 1
+    return max(sorted(counts), key=lambda m: counts[m]) if counts else "-"
+
+
+def by_model(cal: Calibration, now: datetime,
+             criterion: str | None = None) -> dict[str, Any]:
+    """Every (criterion, prompt version) series side by side with its model: kappa and
+    accuracy against the adjudications, cost per 1,000 judged cells — the evidence for
+    moving a criterion to another model (``llm.criterion_models``)."""
+    rows = []
+    for group in cal.groups():
+        task, field, version = group
+        if criterion is not None and field != criterion:
+            continue
+        rec = cal.record(group, now)
+        per_1k = None if rec.cost_per_cell_usd is None else round(
+            rec.cost_per_cell_usd * 1000, 6)
+        rows.append({"task_id": task, "field_id": field, "prompt_version": version,
+                     "model": model_of(cal, group), "usd_per_1000_cells": per_1k,
+                     "record": rec.model_dump(mode="json")})
+    return {"series": rows}
+
+
+def render_by_model(data: dict[str, Any]) -> str:
+    lines = []
+    for row in data["series"]:
+        rec = CalibrationRecord.model_validate(row["record"])
+        kappa = "-" if rec.classification_kappa is None else f"{rec.classification_kappa:.2f}"
+        cost = row["usd_per_1000_cells"]
+        lines.append((f"{row['task_id']}/{row['field_id']}", row["model"],
+                      row["prompt_version"], rec.cells_judged, rec.cells_adjudicated, kappa,
+                      _ratio(rec.answer_accuracy) or "-", _ratio(rec.fallback) or "-",
+                      "-" if cost is None else f"{cost:.2f}"))
+    title = ("every criterion by model and prompt version against the human adjudications "
+             "(kappa: classification hint vs the reviewers; accuracy and kappa over "
+             "adjudicated, non-fallback cells; cost per 1,000 judged cells)")
+    return table(title, lines, BY_MODEL_HEADERS)

@@ -14,12 +14,39 @@ from typing import Any
 
 from agents.context.assemble import CaseContext
 from agents.framing import announce, block, new_boundary
+from agents.judge.gates import ADJUDICATED, PENDING, GateAnswer
 from schemas.chart_review import JudgeJob
 from schemas.skill import Criterion
 
-#: Marks a gate answer that was not given to the prompt.
+#: Marks a gate answer that was not looked up (no gate store: e.g. a replay).
 UNKNOWN: Any = object()
 LABELS = "ABCDEFGHIJ"
+
+
+_UNDECIDED = {"disagreement": "the agents disagree on it",
+              "low_confidence": "an agent marked its answer low confidence",
+              "agent_missing": "an expected agent did not answer and the others differ"}
+
+
+def gate_text(gate_answer: Any) -> str:
+    """The gate answer as the case states it: a value, a :class:`GateAnswer` or
+    :data:`UNKNOWN` (not looked up)."""
+    if gate_answer is UNKNOWN:
+        return "not known to the judge"
+    if not isinstance(gate_answer, GateAnswer):
+        return json.dumps(gate_answer)
+    if gate_answer.outcome == PENDING:
+        return "not known to the judge (its cell has not been decided yet)"
+    if not gate_answer.decided:
+        why = _UNDECIDED.get(gate_answer.outcome, f"its cell was decided as "
+                                                  f"{gate_answer.outcome}")
+        return f"not known to the judge ({why})"
+    how = {"agent_missing": "one agent answered",
+           ADJUDICATED: "a reviewer adjudicated it"}.get(gate_answer.outcome,
+                                                         "the agents agreed")
+    met = {True: "; the gate is met", None: "",
+           False: "; the gate is NOT met, so this criterion may not apply to the patient"}
+    return f"{json.dumps(gate_answer.answer)} ({how}){met[gate_answer.met]}"
 
 
 def _agent_text(job: JudgeJob, index: int) -> str:
@@ -49,10 +76,8 @@ def case_text(job: JudgeJob, context: CaseContext, criterion: Criterion | None =
              f"Cell: task {job.task_id}, patient {job.patient_id}, criterion {job.field_id}",
              f"Kind: {job.kind}", block(b, "why flagged", "; ".join(job.reasons) or "-")]
     if criterion is not None and criterion.gate is not None:
-        known = ("not known to the judge" if gate_answer is UNKNOWN
-                 else json.dumps(gate_answer))
         lines.append(f"Gate criterion {criterion.gate.field_id}: the patient's answer is "
-                     f"{known}")
+                     f"{gate_text(gate_answer)}")
     if job.missing_agents:
         lines.append(f"Expected agents that did not answer: {', '.join(job.missing_agents)}")
     lines.append("")

@@ -22,17 +22,21 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
 from agents.context.assemble import gather
 from agents.context.charts import ChartStore
 from agents.errors import LLMError
+from agents.judge.case import UNKNOWN
+from agents.judge.gates import GateAnswers
 from agents.judge.offline import VERSION as OFFLINE_VERSION
 from agents.judge.offline import offline_payload
 from agents.judge.parse import parse_response
 from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_request
 from agents.judge.reviewers import correct_agents, error_agent
+from agents.judge.routes import Route
 from agents.judge.typedrift import type_drift_analysis
 from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
 from agents.judge.versioning import prompt_version, result_id, typedrift_version
@@ -42,6 +46,7 @@ from agents.providers.session import LLMSession
 from agents.settings import Settings
 from agents.transient import LLMUnavailable, is_transient
 from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, ValidationProblem
+from schemas.ids import derive_id
 from schemas.skill import Criterion, Skill
 from streams.detect.normalize import canonicalize, to_json_value
 from streams.metrics import Metrics
@@ -78,7 +83,9 @@ class JobJudging:
 
 class Judge:
     def __init__(self, settings: Settings, skill: Skill, store: ChartStore, provider: Provider,
-                 metrics: Metrics | None = None, min_cache_tokens: int | None = None) -> None:
+                 metrics: Metrics | None = None, min_cache_tokens: int | None = None,
+                 gates: GateAnswers | None = None,
+                 routes: Mapping[str, Route] | None = None) -> None:
         self.settings = settings
         self.skill = skill
         self.store = store
@@ -90,12 +97,42 @@ class Judge:
         self._drift_versions = {fid: typedrift_version(c) for fid, c in skill.criteria.items()}
         #: the model's minimum cacheable prefix (breakpoints only where a prefix clears it)
         self.min_cache_tokens = min_cache_tokens or DEFAULT_MIN_CACHE_TOKENS
+        #: gate cells' answers (from cell outcomes); None: the prompt says "not known"
+        self.gates = gates
+        #: criteria judged by another model/effort (llm.criterion_models), each with its own
+        #: prompt version; ignored by the offline provider (no model to switch)
+        self.routes = {} if self.offline else dict(routes or {})
+        self._versions = {fid: prompt_version(r.settings, skill, r.provider.name,
+                                              r.provider.model)
+                          for fid, r in self.routes.items()}
 
     def version_for(self, job: JudgeJob) -> str:
         """The prompt version; type-drift cells (settled in code) have their own."""
         if job.kind == "type_drift" and job.field_id in self._drift_versions:
             return self._drift_versions[job.field_id]
-        return self.prompt_version
+        return self._versions.get(job.field_id, self.prompt_version)
+
+    @property
+    def series_version(self) -> str:
+        """The prompt version, extended by the per-criterion versions when some criteria
+        run on another model (names a replay's consumer group, so changing an override
+        starts a new replay instead of resuming the old one)."""
+        if not self._versions:
+            return self.prompt_version
+        routes = ",".join(f"{f}={v}" for f, v in sorted(self._versions.items()))
+        return f"{self.prompt_version}+routes-{derive_id(routes, length=8)}"
+
+    def route(self, field_id: str) -> tuple[Settings, Provider]:
+        """The settings and provider that judge ``field_id``."""
+        r = self.routes.get(field_id)
+        return (self.settings, self.provider) if r is None else (r.settings, r.provider)
+
+    def _min_cache(self, provider: Provider) -> int:
+        """The minimum cacheable prefix of the provider's model (catalogue data)."""
+        if provider is self.provider or self.offline:
+            return self.min_cache_tokens
+        entry = getattr(provider, "entry", None)
+        return entry.min_cache_tokens if entry is not None else self.min_cache_tokens
 
     def result_id(self, job: JudgeJob) -> str:
         return result_id(job.job_id, self.version_for(job))
@@ -111,18 +148,22 @@ class Judge:
 
     def _request(self, job: JudgeJob, criterion: Criterion,
                  notes: dict[str, str]) -> tuple[LLMRequest, tuple[str, ...]]:
+        settings, provider = self.route(job.field_id)
         context = gather(job.answers, criterion.keywords, notes,
-                         self.settings.llm.context_budget_chars)
+                         settings.llm.context_budget_chars)
+        gate = (UNKNOWN if self.gates is None
+                else self.gates.lookup(job.task_id, job.patient_id, criterion))
         request = build_request(self.skill, criterion, job, context, structured=self.structured,
-                                max_tokens=self.settings.llm.max_tokens, notes=notes,
-                                min_cache_tokens=self.min_cache_tokens)
+                                max_tokens=settings.llm.max_tokens, notes=notes,
+                                gate_answer=gate, min_cache_tokens=self._min_cache(provider))
         return request, tuple(e.text for e in context.excerpts)
 
     async def judge(self, job: JudgeJob) -> JudgeResult:
         started = time.monotonic()
-        session = LLMSession(self.provider, self.settings.llm, self.metrics, WORKER,
-                             model=OFFLINE_VERSION if self.offline else self.provider.model)
-        run = JobJudging(session, self.provider.name)
+        settings, provider = self.route(job.field_id)
+        session = LLMSession(provider, settings.llm, self.metrics, WORKER,
+                             model=OFFLINE_VERSION if self.offline else provider.model)
+        run = JobJudging(session, provider.name)
         try:
             analysis = await self._analyse(job, run)
         except LLMError as exc:

@@ -55,7 +55,9 @@ come notes the agents did not cite that mention the criterion's keywords, which 
 overlooked. Excerpts are marked with their character range in the original note. The case \
 also lists every other note of the patient (id and size) so you know what exists; point the \
 reviewer to one of those when the excerpts suggest the answer is there. If the criterion has \
-a gate, check the patient's answer to the gate criterion first, when the case gives it.
+a gate, check the patient's answer to the gate criterion first: the case gives it when the \
+agents agreed on it, and says so when it is not known (then judge from the notes whether the \
+gate holds).
 3. Work out what the notes support on your own, before weighing who said what.
 4. Then compare with the agents. For a disagreement: does agent A or agent B fit the evidence, \
 are both wrong, or does this chart leave the criterion genuinely open? For a low-confidence \
@@ -68,7 +70,9 @@ array of allowed items). Use null only if the evidence supports no single answer
 judge_confidence to "low" and classification_hint to "true_ambiguity".
 - reasoning: two to four plain sentences that state the finding. Start with the finding itself, \
 with no lead-in such as "Based on the chart" or "I think". When you cite a note, copy its words \
-exactly inside double quotes. Never put words in double quotes that do not appear in a note.
+exactly inside double quotes. Never put words in quote marks of any kind (double, single, \
+curly, guillemets) that do not appear in a note: every quoted passage is checked against the \
+notes.
 - evidence_pointers: one to three places the reviewer should re-read. note_id is the id shown \
 in the case (no ".txt"); what_to_look_for is a few words naming what to check, not a quotation; \
 offsets is [start, end] in characters of the original note, or null.

@@ -10,6 +10,7 @@ A record that is not a valid JudgeJob goes to the jobs DLQ; everything else yiel
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -19,7 +20,10 @@ from pydantic import ValidationError
 
 from agents.context.charts import ChartStore
 from agents.errors import AgentsError
+from agents.judge.gates import GateAnswers
+from agents.judge.gates_feed import follow_outcomes
 from agents.judge.judge import Judge
+from agents.judge.routes import build_routes
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.startup import check_provider
@@ -38,6 +42,8 @@ from streams.topics import ensure_topics
 from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
+#: How long the start waits for the cell-outcomes follower to catch up.
+GATE_CATCH_UP_SECONDS = 60.0
 
 
 def decode_job(value: bytes | None) -> JudgeJob:
@@ -89,8 +95,15 @@ async def serve(settings: Settings, provider: Provider | None = None,
     await ensure_topics(settings)
     # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
+    gates = GateAnswers(skill)
+    # llm.criterion_models: criteria judged by another model (checked: one-line errors)
+    routes = {} if is_offline(provider) else build_routes(
+        settings, skill, lambda s: make_provider(s))
+    for route in {id(r.provider): r for r in routes.values()}.values():
+        require_credentials(route.provider)
+        await check_provider(route.provider, route.settings.llm, metrics)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
-                  min_cache_tokens=min_cache)
+                  min_cache_tokens=min_cache, gates=gates, routes=routes)
     ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
                                           settings.topics.judge_results, "result_id", "job_id")
     worker = ConcurrentWorker(
@@ -100,7 +113,34 @@ async def serve(settings: Settings, provider: Provider | None = None,
         call_deadline_seconds=settings.llm.deadline_seconds)
     log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
              provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
-    await serve_until(worker, stop, provider)
+    for field_id, route in sorted(routes.items()):
+        log.info("judge worker: criterion %s on model %s (effort %s), prompt version %s",
+                 field_id, route.provider.model, route.settings.llm.effort or "default",
+                 judge._versions[field_id])
+    # Gated criteria get their gate cell's answer from the cell outcomes (when decided):
+    # the follower catches up with the topic before the first job is judged.
+    follower = None
+    if gates.fields:
+        caught_up = asyncio.Event()
+        follower = asyncio.get_running_loop().create_task(
+            follow_outcomes(settings, gates, caught_up))
+        done, _ = await asyncio.wait({follower, asyncio.create_task(caught_up.wait())},
+                                     timeout=GATE_CATCH_UP_SECONDS,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if follower in done:
+            follower.result()  # the follower failed: its error stops the start
+        elif not caught_up.is_set():
+            log.warning("judge: cell outcomes not read to their end within %ss; gate "
+                        "answers arrive as the follower catches up", GATE_CATCH_UP_SECONDS)
+    try:
+        await serve_until(worker, stop, provider)
+    finally:
+        for route in {id(r.provider): r for r in routes.values()}.values():
+            await route.provider.aclose()  # type: ignore[attr-defined]
+        if follower is not None:
+            follower.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await follower
 
 
 def run_worker(settings: Settings) -> int:

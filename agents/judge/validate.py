@@ -11,13 +11,17 @@ invalid_field               fallback     a field has the wrong type or a value o
 answer_not_in_schema        fallback     suggested_answer is not a value the criterion allows
 empty_reasoning             fallback     reasoning is empty
 noncanonical_answer         repaired     suggested_answer rewritten to the schema's spelling
+note_id_suffix              repaired     a pointer's note id ends in ``.txt`` (the file name);
+                                         the suffix is stripped (the rule: no ".txt")
 unknown_note                dropped      a pointer names a note this patient does not have
 offsets_out_of_range        repaired     pointer offsets outside the note; set to null
 too_many_pointers           repaired     more than three pointers; the first three kept
 rule_violation etc.         see          the field rules of :mod:`agents.judge.rules`
                             rules.py
-unverified_quote            flagged      quoted text found in no note shown to the judge;
-                                         confidence lowered
+unverified_quote            flagged      a passage presented as a quote (in the reasoning or
+                                         a pointer; any quote marks, see
+                                         :mod:`agents.judge.quotes`) found in no note shown
+                                         to the judge; confidence lowered
 hedging / reasoning_length  flagged      style rules of the reasoning broken (2-4 sentences)
 ==========================  ===========  ====================================================
 
@@ -38,7 +42,7 @@ import orjson
 from pydantic import ValidationError
 
 from agents.judge.output_schema import FIELDS
-from agents.judge.quotes import occurs, quoted_spans
+from agents.judge.quotes import field_quote, is_wrapped, long_enough, occurs, quoted_spans
 from agents.judge.rules import check_pointer_text, check_rules
 from schemas.chart_review import JobKind, JudgeAnalysis, ValidationProblem
 from schemas.skill import Criterion
@@ -109,6 +113,12 @@ def check_pointers(raw: Any, notes: Mapping[str, str]) -> tuple[Any, list[Valida
         if not isinstance(item, dict) or not isinstance(item.get("note_id"), str):
             kept.append(item)
             continue
+        note_id = item["note_id"]
+        if note_id not in notes and note_id.lower().endswith(".txt") \
+                and note_id[:-4] in notes:
+            item = {**item, "note_id": note_id[:-4]}
+            found.append(problem("note_id_suffix", "a pointer's note id ended in .txt; the "
+                                 "suffix was stripped", "repaired"))
         note = notes.get(item["note_id"])
         if note is None:
             found.append(problem("unknown_note", "a pointer named a note that does not exist "
@@ -128,11 +138,25 @@ def check_pointers(raw: Any, notes: Mapping[str, str]) -> tuple[Any, list[Valida
     return kept, found
 
 
+def presented_quotes(a: JudgeAnalysis) -> list[tuple[str, str]]:
+    """Every passage the analysis presents as a quotation, with where it stands: quoted
+    spans of the reasoning and of each pointer's what_to_look_for (a pointer wrapped in
+    quote marks as a whole is one, however short its marks make it look)."""
+    spans = [("reasoning", q) for q in quoted_spans(a.reasoning)]
+    for i, p in enumerate(a.evidence_pointers, 1):
+        text = p.what_to_look_for
+        inner = quoted_spans(text)
+        if not inner and is_wrapped(text) and long_enough(field_quote(text)):
+            inner = [field_quote(text)]
+        spans += [(f"pointer {i}", q) for q in inner]
+    return spans
+
+
 def check_reasoning(a: JudgeAnalysis, sources: Sequence[str]
                     ) -> tuple[JudgeAnalysis, list[ValidationProblem]]:
-    found = [problem("unverified_quote", f"a quoted passage of {len(q)} characters occurs in "
-                     "no note the judge was given") for q in quoted_spans(a.reasoning)
-             if not occurs(q, sources)]
+    found = [problem("unverified_quote", f"a quoted passage of {len(q)} characters in the "
+                     f"{where} occurs in no note the judge was given")
+             for where, q in presented_quotes(a) if not occurs(q, sources)]
     if found:
         a = a.model_copy(update={"judge_confidence": LOWER[a.judge_confidence]})
     text = a.reasoning.strip().lower()

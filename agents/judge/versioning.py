@@ -15,7 +15,17 @@ schema, so a prompt change does not give them a new id.
 from __future__ import annotations
 
 from agents import framing
-from agents.judge import case, offline, output_schema, prompt, rules, typedrift, validate
+from agents.judge import (
+    case,
+    gates,
+    offline,
+    output_schema,
+    prompt,
+    quotes,
+    rules,
+    typedrift,
+    validate,
+)
 from agents.settings import Settings
 from agents.versioning import VersionInputs, source
 from agents.versioning import prompt_version as _version
@@ -37,9 +47,10 @@ def prompt_version(settings: Settings, skill: Skill, provider: str, model: str) 
     return _version(VersionInputs(
         label=LABEL,
         templates={"prompt": source(prompt), "case": source(case), "framing": source(framing),
+                   "gates": source(gates),
                    "rules_text": prompt.rules_text(structured)},
         output_schema=output_schema.judge_output_schema() if structured else "sentinel",
-        rules={"rules": source(rules), "validate": source(validate),
+        rules={"rules": source(rules), "validate": source(validate), "quotes": source(quotes),
                "schema_code": source(output_schema),
                "offline": source(offline) if provider == "offline" else ""},
         provider=provider, model=model,

@@ -1,6 +1,7 @@
 """Choose the provider from settings, and price token usage.
 
-``make_provider(settings)`` returns the Anthropic provider for ``llm.provider == "anthropic"``
+``make_provider(settings)`` returns the Anthropic provider for ``llm.provider == "anthropic"``,
+the cloud provider (:mod:`agents.providers.anthropic_cloud`) for ``bedrock``/``vertex``
 and :class:`OfflineProvider` otherwise. The offline provider has no model behind it: its
 ``complete`` raises a permanent ``LLMError("offline")``; each worker checks
 :func:`is_offline` and runs its own deterministic, documented heuristic instead (the judge:
@@ -62,6 +63,11 @@ def make_provider(settings: _WithLLM, *, base_url: str | None = None,
         model_entry(settings.llm)  # fail fast: an unknown model has no price and no facts
 
         return AnthropicProvider(settings.llm, base_url=base_url, api_key=api_key)
+    if settings.llm.provider in ("bedrock", "vertex"):
+        from agents.providers.anthropic_cloud import CloudProvider
+
+        model_entry(settings.llm)
+        return CloudProvider(settings.llm, settings.llm.provider, base_url=base_url)
     return OfflineProvider()
 
 
@@ -69,6 +75,10 @@ def require_credentials(provider: Provider) -> None:
     """Refuse to start a worker whose provider cannot authenticate (instead of sending every
     record to a dead-letter queue or a fallback result)."""
     if getattr(provider, "has_credentials", True) is False:
+        hint = getattr(provider, "credentials_hint", None)
+        if hint:
+            raise AgentsError(f"llm.provider is {provider.name} but no credentials were found: "
+                              f"{hint}; or set JUDGEFLOW_LLM__PROVIDER=offline")
         raise AgentsError("llm.provider is anthropic but ANTHROPIC_API_KEY is not set; set it, "
                           "or set JUDGEFLOW_LLM__PROVIDER=offline")
 

@@ -12,8 +12,27 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 
+class CriterionModel(BaseModel):
+    """A per-criterion override of the judge's model and/or effort."""
+
+    model_config = {"extra": "forbid", "frozen": True}
+
+    model: str | None = None
+    effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
+
+
 class LLMSettings(BaseModel):
-    provider: Literal["anthropic", "offline"] = "offline"
+    #: ``anthropic`` (the Claude API), ``bedrock`` (Amazon Bedrock through the SDK's
+    #: AnthropicBedrock client), ``vertex`` (Google Vertex AI, AnthropicVertex), ``offline``.
+    provider: Literal["anthropic", "bedrock", "vertex", "offline"] = "offline"
+    #: Cloud region: Bedrock (default: the AWS chain, ``AWS_REGION``/profile) or Vertex
+    #: (default: ``CLOUD_ML_REGION``; ``global``, ``us``, ``eu`` or a region).
+    region: str | None = None
+    #: Vertex project id (default: ``ANTHROPIC_VERTEX_PROJECT_ID``, else the ADC project).
+    project: str | None = None
+    #: Per-criterion judge model/effort (JSON: ``{"egfr_category": {"model": "..."}}``);
+    #: every model must be in the catalogue (checked at start). See docs/configuration.md.
+    criterion_models: dict[str, CriterionModel] = Field(default_factory=dict)
     #: Must be in the model catalogue (agents/providers/models.json or ``models_file``).
     model: str = "claude-sonnet-5-5"
     #: Output budget per call. Adaptive-thinking models spend part of it thinking, so it is

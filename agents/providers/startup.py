@@ -92,6 +92,9 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
     the provider's facts (``provider.facts``); the catalogue is cross-checked against them."""
     today = today or datetime.now(UTC).date()
     entry = model_entry(llm, provider.model)  # UnknownModel is an AgentsError
+    if getattr(provider, "platform_model", None) is not None:
+        provider.check_lifecycle(today)  # a cloud platform keeps its own schedule
+        return
     try:
         facts = await provider.load_facts()
     except LLMError as exc:

@@ -8,6 +8,7 @@ earlier versions' results are named in ``supersedes``).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import logging
 import sys
 from collections.abc import Callable
@@ -115,6 +116,10 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
     try:
         if opts.batch and is_offline(provider):
             raise AgentsError("--batch needs the anthropic provider (llm.provider)")
+        if opts.batch and getattr(provider, "supports_batches", True) is False:
+            log.warning("%s has no Message Batches API: --batch runs live calls instead (at "
+                        "live prices)", provider.name)
+            opts = dataclasses.replace(opts, batch=False)
         require_credentials(provider)
         await check_provider(provider, settings.llm, metrics)
         facts = getattr(provider, "facts", None)

@@ -11,8 +11,9 @@ from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler, parse_request
 from agents.errors import AgentsError
 from agents.judge.judge import Judge
+from agents.judge.routes import build_routes
 from agents.judge.run import decode_job, make_handler
-from agents.providers.factory import is_offline, model_entry
+from agents.providers.factory import is_offline, make_provider, model_entry
 from agents.replay.driver import Target
 from agents.settings import Settings
 from schemas.chart_review import JudgeJob
@@ -54,13 +55,17 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
                        filters: Filters) -> tuple[Target, Series]:
     skill = load_skill(settings.skill_dir)
     check_filter("--criterion", filters.criterion, {*skill.criteria, *skill.unavailable})
+    # llm.criterion_models apply to live replays; a --batch replay (PresetProvider) judges
+    # every criterion with the default model
+    routes = {} if is_offline(provider) or hasattr(provider, "presets") else build_routes(
+        settings, skill, make_provider)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
-                  min_cache_tokens=min_cache(settings, provider))
+                  min_cache_tokens=min_cache(settings, provider), routes=routes)
     ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
                                           settings.topics.judge_results, "result_id", "job_id")
     topics = settings.topics
     target = Target(
-        worker="judge", version=judge.prompt_version, input_topic=topics.judge_jobs,
+        worker="judge", version=judge.series_version, input_topic=topics.judge_jobs,
         output_topic=topics.judge_results,
         handler=make_handler(judge, ledger, topics.judge_results), decode=decode_job,
         result_id=judge.result_id, published=ledger.__contains__,

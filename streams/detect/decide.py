@@ -18,7 +18,7 @@ import orjson
 from schemas.chart_review import AgentAnswer, JobKind, OutcomeKind, cell_key
 from schemas.ids import derive_id
 from schemas.skill import AnswerSchema
-from streams.detect.normalize import canonicalize, format_signature, to_json_value
+from streams.detect.normalize import Invalid, canonicalize, format_signature, to_json_value
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +45,15 @@ class Decision:
     answers: tuple[Normalized, ...]
     missing_agents: tuple[str, ...]
     inputs_id: str
+
+    @property
+    def agreed_answer(self) -> Any:
+        """The cell's answer when its agents agree (no job, or type drift only): their shared
+        canonical value as JSON; None when they do not (or it is outside the schema)."""
+        if self.job_kind not in (None, "type_drift") or not self.answers:
+            return None
+        canon = self.answers[0].canonical
+        return None if isinstance(canon, Invalid) else to_json_value(canon)
 
     @property
     def job_id(self) -> str | None:

@@ -48,7 +48,7 @@ def outcome_record(d: Decision, job_id: str | None, now: float,
         "agents": [n.answer.agent_id for n in d.answers],
         "missing_agents": list(d.missing_agents), "job_id": job_id, "job_kind": d.job_kind,
         "reasons": list(d.reasons), "decided_at": stamp(now),
-        "settled_by_timeout": by_timeout,
+        "settled_by_timeout": by_timeout, "agreed_answer": _plain(d.agreed_answer),
     }
 
 

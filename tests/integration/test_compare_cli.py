@@ -43,6 +43,14 @@ async def test_compare_prints_the_hand_calculated_figures(bootstrap: str) -> Non
                  "1/5 20% -> 0/2 0%", "0.0200 -> 0.0500"):
         assert cell in line, line
 
+    every = run_cli(s, "compare")  # no versions: every series with its model
+    assert every.returncode == 0, every.stderr
+    v1 = next(ln for ln in every.stdout.splitlines() if " v1 " in ln)
+    for cell in ("T/f", " m ", "0.40", "2/3 67%", "20.00"):
+        assert cell in v1, v1
+    assert run_cli(s, "compare", "--criterion", "nope").returncode == 1
+    assert run_cli(s, "compare", "v1").returncode == 2
+
     missing = run_cli(s, "compare", "nope-1", "nope-2")
     assert missing.returncode == 1
     assert "no judge results under 'nope-1' or 'nope-2'" in missing.stderr

@@ -185,6 +185,11 @@ class FakeAnthropic:
             return None
         reason = rules.cache_miss_reason(before, mine)
         return None if reason is None else {"cache_miss_reason": reason}
+    def answer_request(self, path: str, headers: dict[str, str], body: dict[str, Any],
+                       raw: bytes = b"") -> Reply:
+        """The HTTP entry point; a subclass that checks headers or signatures (a platform
+        fake's authentication) overrides this, then calls :meth:`answer`."""
+        return self.answer(path, body, {k.lower(): v for k, v in headers.items()})
 
     def _handler_class(self) -> type[BaseHTTPRequestHandler]:
         fake = self
@@ -196,7 +201,7 @@ class FakeAnthropic:
                 pass
 
             def do_GET(self) -> None:
-                self._serve({})
+                self._serve({}, b"")
 
             def do_POST(self) -> None:
                 length = int(self.headers.get("content-length") or 0)
@@ -205,14 +210,13 @@ class FakeAnthropic:
                     body = json.loads(raw)
                 except ValueError:
                     body = {"_unparsed": raw.decode("utf-8", "replace")}
-                self._serve(body)
+                self._serve(body, raw)
 
-            def _serve(self, body: dict[str, Any]) -> None:
+            def _serve(self, body: dict[str, Any], raw_body: bytes) -> None:
                 with fake._lock:
                     fake.requests.append(Received(self.path, dict(self.headers), body,
                                                   time.time()))
-                reply = fake.answer(self.path, body, {k.lower(): v for k, v in
-                                                      self.headers.items()})
+                reply = fake.answer_request(self.path, dict(self.headers), body, raw_body)
                 wait = reply.delay or fake.latency
                 if wait:
                     time.sleep(wait)

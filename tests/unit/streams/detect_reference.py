@@ -273,7 +273,7 @@ class DetectProcessor:
             outcome_id=derive_id("outcome", d.inputs_id), outcome=d.outcome, **ids,
             agents=tuple(n.answer.agent_id for n in d.answers), missing_agents=d.missing_agents,
             job_id=job_id, job_kind=d.job_kind, reasons=d.reasons, decided_at=_iso(now),
-            settled_by_timeout=by_timeout,
+            settled_by_timeout=by_timeout, agreed_answer=d.agreed_answer,
         )
         out.append({"kind": "outcome", "record": outcome.model_dump(mode="json")})
         return tuple(out)

@@ -1,0 +1,70 @@
+"""Per-criterion judge models: ``llm.criterion_models`` -> one route (settings, provider,
+prompt version) per overridden criterion, so an operator can move a criterion to a cheaper
+model where the evidence (``judgeflow compare``) says agreement holds.
+
+:func:`check_overrides` is pure: every override must name a criterion of the skill and a
+model of the catalogue (its effort is checked by the Models API at start) — each mistake is
+one line. The
+prompt version of an overridden criterion is computed with its own model and effort, so its
+results form their own series (and ``compare`` shows them side by side).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agents.errors import AgentsError
+from agents.providers import catalogue
+from agents.providers.base import Provider
+from agents.settings import Settings
+from schemas.skill import Skill
+
+
+@dataclass(frozen=True)
+class Route:
+    settings: Settings
+    provider: Provider
+
+
+def override_settings(settings: Settings, field_id: str) -> Settings:
+    """``settings`` with the criterion's model/effort in place (unchanged without one)."""
+    o = settings.llm.criterion_models.get(field_id)
+    if o is None:
+        return settings
+    update = {k: v for k, v in (("model", o.model), ("effort", o.effort)) if v is not None}
+    return settings.model_copy(update={"llm": settings.llm.model_copy(update=update)})
+
+
+def check_overrides(settings: Settings, skill: Skill) -> None:
+    """One-line :class:`AgentsError` for an override naming an unknown criterion or model.
+    The effort is checked against the Models API when the route's provider starts
+    (:func:`agents.providers.startup.check_model`), like the default model's."""
+    cat = catalogue.load(settings.llm.models_file)
+    for field_id in sorted(settings.llm.criterion_models):
+        where = f"llm.criterion_models[{field_id!r}]"
+        if field_id not in skill.criteria:
+            raise AgentsError(f"{where}: no such criterion in the skill; criteria: "
+                              f"{', '.join(sorted(skill.criteria))}")
+        llm = override_settings(settings, field_id).llm
+        entry = cat.find(llm.model)
+        if entry is None:
+            raise AgentsError(f"{where}: model {llm.model!r} is not in the model catalogue; "
+                              f"known: {', '.join(sorted(cat.entries))}")
+
+
+def build_routes(settings: Settings, skill: Skill,
+                 make: Callable[[Settings], Provider]) -> dict[str, Route]:
+    """A route per overridden criterion whose model or effort differs from the default."""
+    check_overrides(settings, skill)
+    routes: dict[str, Route] = {}
+    by_llm: dict[tuple[str, str | None], Provider] = {}
+    for field_id in sorted(settings.llm.criterion_models):
+        s = override_settings(settings, field_id)
+        if (s.llm.model, s.llm.effort) == (settings.llm.model, settings.llm.effort):
+            continue
+        key = (s.llm.model, s.llm.effort)
+        if key not in by_llm:  # criteria on the same model share one provider (and budget)
+            by_llm[key] = make(s)
+        routes[field_id] = Route(s, by_llm[key])
+    return routes

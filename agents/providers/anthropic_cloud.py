@@ -1,0 +1,190 @@
+"""Claude on Amazon Bedrock and Google Vertex AI through the SDK's own clients.
+
+``llm.provider`` ``bedrock`` -> ``anthropic.AsyncAnthropicBedrock`` (InvokeModel:
+``POST /model/{id}/invoke``, SigV4-signed from the standard AWS credential chain — env,
+shared files, SSO, container or instance role — or ``Authorization: Bearer`` with Bedrock's
+API key ``AWS_BEARER_TOKEN_BEDROCK``, which the SDK reads itself); ``vertex`` ->
+``anthropic.AsyncAnthropicVertex`` (``.../publishers/anthropic/models/{m}:rawPredict`` with
+an OAuth token from Google's Application Default Credentials). Base URLs come from
+``ANTHROPIC_BEDROCK_BASE_URL`` / ``ANTHROPIC_VERTEX_BASE_URL`` (read by the SDK).
+
+Everything else is the Anthropic provider's (retries, pacing, halting, error kinds): the
+request differs only in the platform's model id (in the URL, never the body) and the
+``anthropic_version`` body field the platform requires (:mod:`agents.providers.platforms`).
+What a platform lacks is said once and replaced: no token counting (Bedrock) -> cache
+prefixes are estimated locally; no Message Batches (both) -> ``supports_batches`` is false
+and ``replay --batch`` runs live calls; no Models API -> the lifecycle comes from the
+platform data. The client is pluggable (``client=``) like the Anthropic provider's.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+import anthropic
+
+from agents.errors import AgentsError, LLMError
+from agents.providers import platforms
+from agents.providers.anthropic import AnthropicProvider
+from agents.providers.anthropic_errors import classify
+from agents.providers.base import LLMRequest
+from agents.providers.limits import Budget
+from agents.providers.settings import LLMSettings
+
+log = logging.getLogger(__name__)
+HINTS = {"bedrock": "AWS credentials (the standard chain: AWS_ACCESS_KEY_ID/"
+                    "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO or an instance/task role) or "
+                    "Bedrock's API key AWS_BEARER_TOKEN_BEDROCK",
+         "vertex": "Google Application Default Credentials (gcloud auth application-default "
+                   "login, GOOGLE_APPLICATION_CREDENTIALS, or the attached service account)"}
+
+
+def make_client(key: str, llm: LLMSettings, base_url: str | None = None) -> Any:
+    """The SDK's client for platform ``key``; a missing region/project is one line."""
+    common: dict[str, Any] = {"max_retries": llm.sdk_max_retries,
+                              "timeout": llm.deadline_seconds}
+    if base_url:
+        common["base_url"] = base_url
+    try:
+        if key == "bedrock":
+            return anthropic.AsyncAnthropicBedrock(aws_region=llm.region, **common)
+        project = llm.project or os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID")
+        if not project:
+            raise AgentsError("llm.provider vertex needs a project: set JUDGEFLOW_LLM__PROJECT "
+                              "or ANTHROPIC_VERTEX_PROJECT_ID")
+        if llm.region:
+            common["region"] = llm.region
+        return anthropic.AsyncAnthropicVertex(project_id=project, **common)
+    except ValueError as exc:  # no region: the SDK says which settings it looked at
+        hint = "JUDGEFLOW_LLM__REGION or AWS_REGION" if key == "bedrock" else (
+            "JUDGEFLOW_LLM__REGION or CLOUD_ML_REGION")
+        raise AgentsError(f"llm.provider {key}: {str(exc).splitlines()[0]} (set {hint})"
+                          ) from None
+
+
+class CloudProvider(AnthropicProvider):
+    """The Anthropic provider with a platform's client, model id and body version."""
+
+    def __init__(self, settings: LLMSettings, key: str, *, client: Any = None,
+                 budget: Budget | None = None, base_url: str | None = None) -> None:
+        self.platform = platforms.get(key)
+        self.platform_model = self.platform.model(key, settings.model)
+        super().__init__(settings, client=client or make_client(key, settings, base_url),
+                         budget=budget)
+        self.name = key
+        self.supports_batches = self.platform.batches
+        self.credentials_hint = HINTS[key]
+        self._said: set[str] = set()
+
+    def params(self, request: LLMRequest) -> dict[str, Any]:
+        params = super().params(request)
+        params["model"] = self.platform_model.id  # the SDK moves it into the URL
+        params["extra_body"] = {"anthropic_version": self.platform.anthropic_version}
+        return params
+
+    async def complete(self, request: Any) -> Any:
+        try:
+            return await super().complete(request)
+        except LLMError:
+            raise
+        except Exception as exc:  # credential chains raise their own types
+            if not _credential_error(exc):
+                raise
+            log.debug("%s credentials: %r", self.name, exc)
+            raise LLMError("auth", f"{self.name}: no usable credentials "
+                           f"({type(exc).__name__})", retryable=False) from None
+
+    def _once(self, what: str, message: str) -> None:
+        if what not in self._said:
+            self._said.add(what)
+            log.info("%s: %s", self.name, message)
+
+    async def count_prefix_tokens(self, request_prefix: LLMRequest) -> int:
+        p = self.params(request_prefix)
+        messages = p["messages"] or [{"role": "user", "content": "."}]
+        if not self.platform.count_tokens:
+            self._once("count", "the platform has no token counting; cache prefix sizes "
+                       "are local estimates (characters / 3.5)")
+            chars = sum(len(str(p.get(k) or "")) for k in ("system", "tools")) + len(
+                str(messages))
+            return math.ceil(chars / 3.5)
+        extra = {k: p[k] for k in ("system", "tools", "extra_body") if k in p}
+        try:
+            counted = await self.client.messages.count_tokens(
+                model=self.platform_model.id, messages=messages, **extra,
+                timeout=self.settings.deadline_seconds)
+        except anthropic.AnthropicError as exc:
+            raise classify(exc) from exc
+        return int(counted.input_tokens)
+
+    async def retrieve_model(self) -> dict[str, Any]:
+        """No Models API on the platform: its lifecycle from the platform data."""
+        m = self.platform_model
+        return {"id": m.id, "type": "model",
+                "lifecycle": m.status(datetime.now(UTC).date()),
+                "deprecated_at": m.deprecated.isoformat() if m.deprecated else None,
+                "retires_at": m.retires.isoformat() if m.retires else None}
+
+    def check_lifecycle(self, today: date) -> None:
+        """The platform's schedule decides (not the Claude API's dates): retired there ->
+        one-line :class:`AgentsError`; deprecated -> a WARNING with the date."""
+        m = self.platform_model
+        status = m.status(today)
+        if status == "retired":
+            raise AgentsError(f"model {self.model!r} ({m.id}) is retired on {self.name}"
+                              f"{' since ' + str(m.retires) if m.retires else ''}; set "
+                              "JUDGEFLOW_LLM__MODEL to a current model")
+        if status == "deprecated":
+            log.warning("model %s (%s) is deprecated on %s; it retires there on %s: move to "
+                        "a current model before then", self.model, m.id, self.name,
+                        m.retires or "a date not yet announced")
+
+    def _no_batches(self) -> LLMError:
+        return LLMError("unsupported", f"{self.platform.name} has no Message Batches API; "
+                        "run the replay without --batch (live calls)", retryable=False)
+
+    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]
+                           ) -> list[tuple[str, list[str]]]:
+        raise self._no_batches()
+
+    async def batch_status(self, batch_id: str) -> Any:
+        raise self._no_batches()
+
+    async def batch_results(self, batch_id: str) -> Any:
+        raise self._no_batches()
+
+    @property
+    def has_credentials(self) -> bool:
+        c = self.client
+        if self.name == "bedrock":
+            if getattr(c, "api_key", None):
+                return True
+            try:
+                import boto3
+
+                return boto3.Session(profile_name=getattr(c, "aws_profile", None),
+                                     region_name=getattr(c, "aws_region", None)
+                                     ).get_credentials() is not None
+            except Exception:
+                return False
+        if getattr(c, "access_token", None) or getattr(c, "credentials", None):
+            return True
+        try:
+            import google.auth
+
+            google.auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
+        except Exception:
+            return False
+        return True
+
+
+def _credential_error(exc: Exception) -> bool:
+    names = {t.__name__ for t in type(exc).__mro__}
+    return bool(names & {"NoCredentialsError", "DefaultCredentialsError", "RefreshError",
+                         "GoogleAuthError", "BotoCoreError"}) or (
+        isinstance(exc, RuntimeError) and "credentials" in str(exc).lower())

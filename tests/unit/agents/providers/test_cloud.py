@@ -1,0 +1,254 @@
+"""The Bedrock and Vertex providers through the SDK's own clients against HTTP-level fakes
+that reject what the platforms reject (model in the body, a wrong anthropic_version, missing
+or wrong credentials, a bad SigV4 signature, another project or region)."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from agents.errors import AgentsError, LLMError
+from agents.providers import platforms
+from agents.providers.anthropic_cloud import CloudProvider
+from agents.providers.base import LLMRequest, SystemBlock
+from agents.providers.factory import make_provider, require_credentials
+from agents.providers.settings import LLMSettings
+from agents.settings import Settings
+from tests.unit.agents.providers import cloud_env
+from tools.fakes.fake_anthropic import Reply
+
+REQ = LLMRequest(system=(SystemBlock("You triage one cell.", cache=True),),
+                 messages=({"role": "user", "content": "the case"},), max_tokens=256)
+
+
+def llm(provider: str, model: str = "claude-haiku-4-5", **kw: Any) -> LLMSettings:
+    return LLMSettings(provider=provider, model=model, deadline_seconds=10,  # type: ignore[arg-type]
+                       max_attempts=1, check_cache_prefixes=False, **kw)
+
+
+@pytest.mark.parametrize("bearer", [None, "bedrock-api-key-judgeflow-test"])
+async def test_bedrock_invoke_through_the_sdk(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                              bearer: str | None) -> None:
+    with cloud_env.bedrock(monkeypatch, tmp_path, bearer=bearer) as fake:
+        p = CloudProvider(llm("bedrock"), "bedrock")
+        try:
+            assert p.has_credentials
+            r = await p.complete(REQ)
+        finally:
+            await p.aclose()
+    sent = fake.requests[-1]
+    assert sent.path == "/model/anthropic.claude-haiku-4-5-20251001-v1:0/invoke"
+    assert "model" not in sent.body and sent.body["anthropic_version"] == "bedrock-2023-05-31"
+    auth = sent.headers["Authorization"]
+    assert auth.startswith("Bearer " if bearer else "AWS4-HMAC-SHA256 Credential=AKID")
+    assert r.model == "claude-haiku-4-5" and r.text == "ok" and r.usage.input_tokens > 0
+
+
+async def test_vertex_raw_predict_with_an_adc_token(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    with cloud_env.vertex(monkeypatch, tmp_path) as fake:
+        p = CloudProvider(llm("vertex"), "vertex")
+        try:
+            r = await p.complete(REQ)
+            counted = await p.count_prefix_tokens(REQ)  # Vertex counts tokens itself
+        finally:
+            await p.aclose()
+    token_calls = [q for q in fake.requests if q.path == "/token"]
+    predict = [q for q in fake.requests if q.path.endswith(":rawPredict")]
+    assert len(token_calls) == 1  # the ADC chain minted one token and reused it
+    assert predict[0].path == ("/v1/projects/judgeflow-test/locations/us-east5/publishers/"
+                               "anthropic/models/claude-haiku-4-5@20251001:rawPredict")
+    assert predict[0].body["anthropic_version"] == "vertex-2023-10-16"
+    assert predict[1].path.endswith("/models/count-tokens:rawPredict") and counted > 0
+    assert r.model == "claude-haiku-4-5" and r.text == "ok"
+
+
+def post(url: str, body: dict[str, Any], headers: dict[str, str] | None = None
+         ) -> tuple[int, Any]:
+    req = urllib.request.Request(url, json.dumps(body).encode(), method="POST",
+                                 headers={"content-type": "application/json", **(headers or {})})
+    try:
+        with urllib.request.urlopen(req, timeout=10) as resp:
+            return resp.status, json.loads(resp.read())
+    except urllib.error.HTTPError as exc:
+        return exc.code, json.loads(exc.read())
+
+
+class Reached:
+    """A responder that counts the requests that got past the platform's door."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        self.calls += 1
+        return Reply.message(text="ok")
+
+
+GOOD = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 10,
+        "messages": [{"role": "user", "content": "hi"}]}
+MODEL = "anthropic.claude-haiku-4-5-20251001-v1:0"
+
+
+@pytest.mark.parametrize(("path", "body", "headers", "status", "says"), [
+    (f"/model/{MODEL}/invoke", GOOD, {}, 403, "Missing Authentication Token"),
+    (f"/model/{MODEL}/invoke", GOOD, {"Authorization": "Bearer wrong"}, 403, "Invalid API Key"),
+    (f"/model/{MODEL}/invoke", GOOD, {"Authorization": "AWS4-HMAC-SHA256 Credential=AKID"
+     "JUDGEFLOWTEST/20261201/us-east-1/bedrock/aws4_request, SignedHeaders=host;x-amz-date, "
+     "Signature=" + "0" * 64, "x-amz-date": "20261201T000000Z"}, 403, "signature"),
+    (f"/model/{MODEL}/invoke", {**GOOD, "model": "claude-haiku-4-5"}, "bearer", 400,
+     "[model] is not permitted"),
+    (f"/model/{MODEL}/invoke", {**GOOD, "anthropic_version": "2026-10-21"}, "bearer", 400,
+     "anthropic_version must be"),
+    (f"/model/{MODEL}/invoke", {k: v for k, v in GOOD.items() if k != "anthropic_version"},
+     "bearer", 400, "anthropic_version must be"),
+    ("/model/anthropic.claude-nope-v1:0/invoke", GOOD, "bearer", 400, "model identifier"),
+    ("/v1/messages", {**GOOD, "model": "claude-haiku-4-5"}, "bearer", 404, "unknown operation"),
+])
+def test_the_bedrock_fake_rejects_what_bedrock_rejects(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, path: str, body: dict[str, Any],
+        headers: Any, status: int, says: str) -> None:
+    with cloud_env.bedrock(monkeypatch, tmp_path) as fake:
+        fake.responder = reached = Reached()
+        h = {"Authorization": "Bearer bedrock-api-key-judgeflow-test"} if headers == "bearer" \
+            else headers
+        code, answer = post(fake.base_url + path, body, h)
+    assert code == status and says in answer["message"]
+    assert reached.calls == 0  # nothing reached the model
+
+
+@pytest.mark.parametrize(("change", "status", "says"), [
+    ({"token": "ya29.forged"}, 401, "UNAUTHENTICATED"),
+    ({"project": "someone-else"}, 404, "NOT_FOUND"),
+    ({"region": "europe-west1"}, 404, "NOT_FOUND"),
+    ({"body": {"model": "claude-haiku-4-5@20251001"}}, 400, "[model] is not permitted"),
+    ({"body": {"anthropic_version": "2026-10-21"}}, 400, "anthropic_version must be"),
+])
+def test_the_vertex_fake_rejects_what_vertex_rejects(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, change: dict[str, Any], status: int,
+        says: str) -> None:
+    with cloud_env.vertex(monkeypatch, tmp_path) as fake:
+        fake.responder = reached = Reached()
+        fake.issued.add("ya29.good")
+        project, region = change.get("project", fake.project), change.get("region", fake.region)
+        url = (f"{fake.vertex_base_url}/projects/{project}/locations/{region}/publishers/"
+               "anthropic/models/claude-haiku-4-5@20251001:rawPredict")
+        body = {"anthropic_version": "vertex-2023-10-16", "max_tokens": 10,
+                "messages": [{"role": "user", "content": "hi"}], **change.get("body", {})}
+        code, answer = post(url, body,
+                            {"Authorization": f"Bearer {change.get('token', 'ya29.good')}"})
+    assert code == status and says in json.dumps(answer)
+    assert reached.calls == 0
+
+
+async def test_an_unknown_aws_key_is_an_auth_error(monkeypatch: pytest.MonkeyPatch,
+                                                    tmp_path: Path) -> None:
+    with cloud_env.bedrock(monkeypatch, tmp_path) as fake:
+        monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDSOMEONEELSE")
+        p = CloudProvider(llm("bedrock"), "bedrock")
+        try:
+            with pytest.raises(LLMError) as err:
+                await p.complete(REQ)
+        finally:
+            await p.aclose()
+    assert err.value.kind == "auth" and not err.value.retryable
+    assert fake.message_requests() == []
+
+
+async def test_bedrock_without_token_counting_estimates_and_has_no_batches(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    with cloud_env.bedrock(monkeypatch, tmp_path) as fake:
+        p = CloudProvider(llm("bedrock"), "bedrock")
+        try:
+            assert await p.count_prefix_tokens(REQ) > 0  # a local estimate, no request
+            assert p.supports_batches is False
+            with pytest.raises(LLMError, match="no Message Batches API"):
+                await p.submit_batch([("a", REQ)])
+            info = await p.retrieve_model()
+        finally:
+            await p.aclose()
+    assert fake.requests == []
+    assert info["lifecycle"] == "active" and info["id"] == MODEL
+
+
+@pytest.mark.parametrize(("provider", "model", "says"), [
+    ("bedrock", "claude-sonnet-5-5", "has no bedrock model id"),
+    ("vertex", "claude-opus-5-5", "has no vertex model id"),
+    ("bedrock", "claude-nope-1", "not in the model catalogue"),
+])
+def test_a_model_the_platform_lacks_is_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path, provider: str, model: str,
+                                                says: str) -> None:
+    with cloud_env.bedrock(monkeypatch, tmp_path):
+        monkeypatch.setenv("ANTHROPIC_VERTEX_PROJECT_ID", "p")
+        monkeypatch.setenv("CLOUD_ML_REGION", "us-east5")
+        with pytest.raises(AgentsError) as err:
+            make_provider(Settings(llm=llm(provider, model)))
+    assert says in str(err.value) and "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize(("provider", "unset", "says"), [
+    ("bedrock", "AWS_REGION", "JUDGEFLOW_LLM__REGION or AWS_REGION"),
+    ("vertex", "ANTHROPIC_VERTEX_PROJECT_ID", "needs a project"),
+    ("vertex", "CLOUD_ML_REGION", "JUDGEFLOW_LLM__REGION or CLOUD_ML_REGION"),
+])
+def test_missing_region_or_project_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                               provider: str, unset: str, says: str) -> None:
+    env = cloud_env.bedrock if provider == "bedrock" else cloud_env.vertex
+    with env(monkeypatch, tmp_path):
+        monkeypatch.delenv(unset)
+        with pytest.raises(AgentsError) as err:
+            make_provider(Settings(llm=llm(provider)))
+    assert says in str(err.value) and "\n" not in str(err.value)
+
+
+def test_no_credentials_refuses_to_start_naming_the_chain(monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path) -> None:
+    with cloud_env.bedrock(monkeypatch, tmp_path):
+        for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
+            monkeypatch.delenv(name)
+        provider = make_provider(Settings(llm=llm("bedrock")))
+        with pytest.raises(AgentsError, match="AWS_BEARER_TOKEN_BEDROCK"):
+            require_credentials(provider)
+
+
+def test_platform_lifecycles_are_the_platforms_own() -> None:
+    from datetime import date
+
+    m = platforms.PlatformModel(id="x", retires=date(2027, 1, 1))
+    assert m.status(date(2026, 12, 31)) == "active" and m.status(date(2027, 1, 1)) == "retired"
+    assert platforms.PlatformModel(id="x", lifecycle="deprecated").status(date.today()) == (
+        "deprecated")
+    for key in ("bedrock", "vertex"):
+        p = platforms.get(key)
+        assert p.docs and p.batches is False and p.models_api is False
+        assert all(p.catalogue_id(m.id) == k for k, m in p.models.items())
+
+
+async def test_the_platform_schedule_decides_not_the_claude_apis(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+        caplog: pytest.LogCaptureFixture) -> None:
+    """claude-sonnet-4-5 retired on the Claude API (catalogue: 2026-11-30) but the platform
+    data says active on Bedrock: it starts there; retired or deprecated there decides."""
+    from datetime import date
+
+    from agents.providers.startup import check_model
+
+    with cloud_env.bedrock(monkeypatch, tmp_path):
+        s = llm("bedrock", "claude-sonnet-4-5")
+        p = CloudProvider(s, "bedrock")
+        try:
+            await check_model(p, s, today=date(2026, 12, 1))  # starts
+            p.platform_model = p.platform_model.model_copy(update={
+                "lifecycle": "deprecated", "retires": date(2027, 3, 1)})
+            with caplog.at_level("WARNING"):
+                await check_model(p, s, today=date(2026, 12, 1))
+            assert "deprecated on bedrock; it retires there on 2027-03-01" in caplog.text
+            with pytest.raises(AgentsError, match="is retired on bedrock since 2027-03-01"):
+                await check_model(p, s, today=date(2027, 3, 1))
+        finally:
+            await p.aclose()
