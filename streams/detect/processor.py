@@ -1,4 +1,4 @@
-"""Detect: bytes in, records out. No Kafka here; the Faust agent feeds it and sends results.
+"""Detect: bytes in, records out. No Kafka here; the Faust edge feeds it and sends results.
 
 :class:`DetectProcessor` turns one input record (an agent answer or a settle tick) plus the
 cell's stored state into the new state and the records to emit. ``now`` is passed in.

@@ -9,7 +9,7 @@ import faust
 
 from schemas.skill import load_skill
 from streams.app import base_app
-from streams.detect.agent import register_detect
+from streams.detect.faust_edge import register_detect
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.member_eviction import evict_dead_members
 from streams.metrics import Metrics
@@ -70,5 +70,5 @@ class QuietWorker(faust.Worker):
     def on_setup_root_logger(self, logger: logging.Logger, level: int) -> None:
         self.spinner = None
         # Faust logs a failed send at WARNING with the whole message (key and value: PHI);
-        # the detect agent reports such a failure by type and stops the worker instead.
+        # the detect Faust edge reports such a failure by type and stops the worker instead.
         logging.getLogger("faust.topics").setLevel(logging.ERROR)

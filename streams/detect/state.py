@@ -1,5 +1,5 @@
 """The per-cell state machine of the detector. Pure: the caller passes ``now`` and receives
-what to emit; the Faust agent only stores the state and sends the outputs.
+what to emit; the Faust edge only stores the state and sends the outputs.
 
 A cell is *pending* until every expected agent has answered (decide now) or the settle window
 has passed (decide with what it has). After a decision the cell is kept, *decided*, for
@@ -163,7 +163,7 @@ class DueIndex:
     """When each cell next needs a settle tick: its settle time while pending, its purge
     time once decided. The timer reads this instead of decoding the whole table on every
     tick; a periodic full rebuild from the table covers cells restored from the changelog
-    (after a restart or rebalance), which never pass through the agent until touched."""
+    (after a restart or rebalance), which never pass through the stream until touched."""
 
     def __init__(self, cfg: DetectConfig) -> None:
         self.cfg = cfg

@@ -153,7 +153,7 @@ def memory_run(settings: Settings, cells: int, timeout: float) -> float:
 
 def core_run(settings: Settings, events: int) -> float:
     """Our code alone, no Kafka: validate, decide, encode the outputs and the cell states
-    (one load and one store per cell per batch of 500, as the agent does). µs per event."""
+    (one load and one store per cell per batch of 500, as the Faust edge does). µs per event."""
     import time
 
     from schemas.skill import load_skill
