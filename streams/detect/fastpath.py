@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from schemas.base import _SAFE_ID
-from schemas.chart_review import AgentAnswer, CellKeyed
+from schemas.chart_review import AgentAnswer, CellKeyed, check_json_value
 from schemas.ids import canonical_json, derive_id
 
 _FIELDS = ("schema_version", "event_id", "run_id", "task_id", "patient_id", "field_id",
@@ -138,6 +138,12 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
         return None
     if type(stamp) is not str or _STAMP.fullmatch(stamp) is None:
         return None
+    answer = data.get("answer")
+    if type(answer) is list or type(answer) is dict:
+        try:
+            check_json_value(answer)  # nesting bound: the model's message is the verdict
+        except ValueError:
+            return None
     try:
         at = datetime.fromisoformat(stamp)
     except ValueError:
@@ -145,7 +151,7 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     json = {"schema_version": version, "event_id": data["event_id"], "run_id": data["run_id"],
             "task_id": data["task_id"], "patient_id": data["patient_id"],
             "field_id": data["field_id"], "agent_id": data["agent_id"],
-            "answer": data.get("answer"), "evidence": quotes, "rationale": rationale,
+            "answer": answer, "evidence": quotes, "rationale": rationale,
             "confidence": confidence, "low_confidence_reason": reason,
             "emitted_at": iso_json(at)}
     return PlainAnswer(json, at)

@@ -107,7 +107,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                     if msg.topic == t.detect_ticks:
                         batch.tick(msg.key or b"", source, now)
                         continue
-                    answer = proc.validate(msg.value)
+                    answer = proc.validate_record(msg.key, msg.value)
                     step = batch.answer(answer, source, now)
                     log.debug("cell %s: %s", step.note, answer.event_id)
                 except BadRecord as exc:

@@ -30,6 +30,7 @@ from streams.detect.state import (
     settle_due,
 )
 from streams.errors import BadRecord
+from streams.json_depth import depth_reason, too_deep
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,10 @@ def parse_answer(raw: bytes | None) -> PlainAnswer:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        depth = too_deep(raw)
+        if depth is not None:
+            raise BadRecord("schema_error", f"AgentAnswer invalid: {depth_reason(depth)}"
+                            ) from None
         raise BadRecord("invalid_json", f"value is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise BadRecord("invalid_json", f"value is a JSON {type(data).__name__}, not an object")
@@ -93,6 +98,18 @@ class DetectProcessor:
             raise BadRecord("oversized", "; ".join(problems))
         if self.skill.criterion(answer.field_id) is None:
             raise BadRecord("unknown_criterion", self.skill.unavailable_reason(answer.field_id))
+        return answer
+
+    def validate_record(self, key: bytes | None, value: bytes | None) -> PlainAnswer:
+        """:meth:`validate`, then the record's key must be the answer's cell key: Kafka
+        partitions by key, so a record keyed otherwise would be decided in another
+        partition's copy of its cell (with several workers, the cell's state would split)."""
+        answer = self.validate(value)
+        if key != answer.key.encode():
+            raise BadRecord("key_mismatch", "the record has no key; answers are keyed by "
+                            "their cell (task_id|patient_id|field_id)" if key is None else
+                            "the record key is not the answer's cell key "
+                            "(task_id|patient_id|field_id)")
         return answer
 
     def on_answer(self, answer: PlainAnswer, source: Source, state: CellState | None,
