@@ -45,10 +45,10 @@ ENABLED = schema_sha() == SCHEMA_SHA
 class PlainAnswer(CellKeyed):
     """An accepted answer as plain data; duck-types the parts of ``AgentAnswer`` we read."""
 
-    __slots__ = ("agent_id", "answer", "confidence", "emitted_at", "event_id", "field_id",
+    __slots__ = ("_emitted_at", "agent_id", "answer", "confidence", "event_id", "field_id",
                  "json", "patient_id", "run_id", "task_id")
 
-    def __init__(self, json: dict[str, Any], emitted_at: datetime) -> None:
+    def __init__(self, json: dict[str, Any], emitted_at: datetime | None) -> None:
         self.json = json
         self.event_id: str = json["event_id"]
         self.run_id: str = json["run_id"]
@@ -58,7 +58,14 @@ class PlainAnswer(CellKeyed):
         self.agent_id: str = json["agent_id"]
         self.answer: Any = json["answer"]
         self.confidence: str | float = json["confidence"]
-        self.emitted_at = emitted_at
+        self._emitted_at = emitted_at
+
+    @property
+    def emitted_at(self) -> datetime:
+        """Parsed on first use: a stored answer is decided again without reading it."""
+        if self._emitted_at is None:
+            self._emitted_at = datetime.fromisoformat(self.json["emitted_at"])
+        return self._emitted_at
 
     def model_dump(self, mode: str = "json") -> dict[str, Any]:
         return self.json
@@ -70,7 +77,7 @@ class PlainAnswer(CellKeyed):
     @classmethod
     def from_stored(cls, json: dict[str, Any]) -> PlainAnswer:
         """A stored answer (validated when it arrived, dumped by us): no re-validation."""
-        return cls(json, datetime.fromisoformat(json["emitted_at"]))
+        return cls(json, None)
 
 
 def _safe_id(v: Any) -> bool:

@@ -124,7 +124,10 @@ class DetectProcessor:
                         changed=applied.note is not StepNote.DUPLICATE)
         return self._decide(applied.state, source, now, by_timeout=False, note=applied.note)
 
-    def on_tick(self, state: CellState | None, source: Source, now: float) -> Step:
+    def on_tick(self, state: CellState | None, source: Source, now: float, *,
+                settle_ready: bool = True) -> Step:
+        """``settle_ready``: the input partition's backlog has been read (SettleGate); until
+        then a due settle waits (the tick decides nothing), purges and re-sends do not."""
         if state is None:
             return Step(None, (), StepNote.TICK_UNKNOWN, changed=False)
         outputs = state.outputs_for(source)
@@ -132,7 +135,7 @@ class DetectProcessor:
             return Step(state, self._emits(outputs), StepNote.REDELIVERED, changed=False)
         if purge_due(state, now, self.cfg):
             return Step(None, (), StepNote.PURGED)
-        if settle_due(state, now, self.cfg):
+        if settle_ready and settle_due(state, now, self.cfg):
             return self._decide(state, source, now, by_timeout=True, note=StepNote.SETTLED)
         return Step(state, (), StepNote.TICK_EARLY, changed=False)
 
