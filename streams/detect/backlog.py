@@ -13,11 +13,13 @@ deciding then would report ``agent_missing`` for an agent that did answer.
 * how far the partition has been *read*: one past the last record the stream handled, and
   at least the group's committed offset (what an earlier owner handled and stored).
 
-A settle tick carries the end offset the timer saw when it sent it (its *mark*). A tick
-decides by timeout only once ``read >= max(resume mark, tick mark)``: everything that was on
-the partition before the worker resumed, and before the tick was sent, has been read. A tick
-that comes too early (a stale tick of a dead worker, read before the backlog) decides
-nothing; the timer sends another.
+A settle tick carries the end offset the timer saw when it first found the cell overdue
+(its *mark*; re-sent ticks carry the same one, so reading catches up with it even while
+new records keep arriving). A tick decides by timeout only once
+``read >= max(resume mark, tick mark)``: everything that was on the partition before the
+worker resumed, and before the cell was overdue, has been read. A tick that comes too early
+(a stale tick of a dead worker, read before the backlog) decides nothing; the timer sends
+another.
 """
 
 from __future__ import annotations

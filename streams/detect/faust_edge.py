@@ -63,14 +63,17 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     rescan_every = max(2 * tick_every, min(settings.settle_seconds, 60.0))
     last_scan = [float("-inf")]
     gate = SettleGate()
+    #: The end offset when the timer first found a cell overdue: every tick for the cell
+    #: carries it, so reading catches up with it even while new records keep arriving.
+    tick_marks: dict[bytes, int] = {}
 
-    @app.on_partitions_revoked.connect
-    def _revoked(*_: Any, **__: Any) -> None:
+    def forget_marks(*_: Any, **__: Any) -> None:
+        """An assignment, a revocation or an outage: marks are taken again."""
         gate.reset()
+        tick_marks.clear()
 
-    @app.on_partitions_assigned.connect
-    def _assigned(*_: Any, **__: Any) -> None:
-        gate.reset()
+    app.on_partitions_revoked.connect(forget_marks)
+    app.on_partitions_assigned.connect(forget_marks)
 
     async def flush(batch: Batch) -> None:
         """Write each changed cell once (to the changelog partition of its input) and send
@@ -78,6 +81,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         flushes the producer before it commits the batch's offsets."""
         for partition, key, value in store.write(batch.changed):
             _watch(cells.send_changelog(partition, key, value, value_serializer="raw"))
+            tick_marks.pop(key, None)
         for key in batch.touched:
             ticked.pop(key, None)
         for emit, note in batch.emits:
@@ -128,15 +132,15 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         overdue = index.overdue(now)
         ends = await end_offsets(app.consumer, t.agent_answers, {p for _, p in overdue})
         if ends is None:  # brokers away: marks are taken again once they are back
-            gate.reset()
+            forget_marks()
             ends = {}
         gate.resume(ends, committed_offsets(app.consumer, t.agent_answers))
         for key, partition in overdue:
             if (partition in ends and gate.ready(partition)
                     and now - ticked.get(key, 0.0) > 5 * tick_every):
                 ticked[key] = now
-                await ticks.send(key=key, value=tick_value(ends[partition]),
-                                 partition=partition)
+                mark = tick_marks.setdefault(key, ends[partition])
+                await ticks.send(key=key, value=tick_value(mark), partition=partition)
         metrics.pending_cells.set(index.pending())
 
     return proc

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 
 import faust
@@ -44,6 +45,10 @@ def _run(settings: Settings) -> None:
              len(skill.criteria), partitions, ",".join(settings.expected_agents),
              settings.settle_seconds)
     worker = QuietWorker(app, loglevel=settings.log_level, quiet=True)
+    # What start-up built (Faust, the skill, pydantic's validators) lives as long as the
+    # process: out of the collector's reach, the full collections the hot path's garbage
+    # triggers scan only what the stream made.
+    gc.freeze()
     worker.execute_from_commandline()
 
 
