@@ -25,6 +25,8 @@ ERROR_TYPES = (
     "llm_unavailable",
     "internal_error",
     "oversized",
+    #: an agent answer whose Kafka key is not its cell key (it would split the cell's state)
+    "key_mismatch",
 )
 
 MAX_MESSAGE_BYTES = 2000

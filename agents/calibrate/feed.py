@@ -18,6 +18,7 @@ from schemas.calibration import Adjudication
 from schemas.chart_review import CellOutcome, JudgeResult
 from schemas.errors import describe
 from streams.errors import BadRecord
+from streams.json_depth import depth_reason, too_deep
 from streams.settings import TopicSettings
 
 log = logging.getLogger(__name__)
@@ -29,10 +30,20 @@ def decode(model: type[M], value: bytes | None) -> M:
     try:
         orjson.loads(value or b"")
     except orjson.JSONDecodeError:
+        depth = too_deep(value)
+        if depth is not None:
+            raise BadRecord("schema_error", f"{model.__name__} invalid: {depth_reason(depth)}"
+                            ) from None
         raise BadRecord("invalid_json", f"not a JSON {model.__name__}") from None
     try:
         return model.model_validate_json(value or b"")
     except ValidationError as exc:
+        # parsed by orjson above, yet too deep for pydantic's own JSON parser
+        depth = too_deep(value) if any(e["type"] == "json_invalid" for e in exc.errors(
+            include_input=False)) else None
+        if depth is not None:
+            raise BadRecord("schema_error", f"{model.__name__} invalid: {depth_reason(depth)}"
+                            ) from None
         raise BadRecord("schema_error", f"{exc.error_count()} validation error(s): "
                         + describe(exc, limit=5, reason="type", root="")) from None
 

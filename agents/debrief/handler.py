@@ -18,6 +18,7 @@ from agents.transient import LLMUnavailable, is_transient
 from schemas.medkit import DebriefRequest
 from streams import limits
 from streams.errors import BadRecord
+from streams.json_depth import depth_reason, too_deep
 from streams.produced import ProducedIds
 from streams.runner import Output
 from streams.series import result_headers
@@ -33,6 +34,10 @@ def parse_request(value: bytes | None) -> DebriefRequest:
     try:
         data = orjson.loads(value or b"")
     except orjson.JSONDecodeError as exc:
+        depth = too_deep(value)
+        if depth is not None:
+            raise BadRecord("schema_error", f"DebriefRequest invalid: {depth_reason(depth)}"
+                            ) from exc
         raise BadRecord("invalid_json", f"value is not JSON: {exc.msg}") from exc
     try:
         return DebriefRequest.model_validate(data)

@@ -34,6 +34,7 @@ from schemas.skill import load_skill
 from streams import limits, worker_main
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
+from streams.json_depth import depth_reason, too_deep
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker, Output
@@ -51,10 +52,16 @@ def decode_job(value: bytes | None) -> JudgeJob:
         return JudgeJob.model_validate_json(value or b"")
     except ValidationError as exc:
         errors = exc.errors(include_input=False)
-        # documented DLQ types only (schemas.dlq.ERROR_TYPES): unparsable or too deeply
-        # nested JSON is invalid_json, a parsed value that is not a valid job schema_error
-        kind = "invalid_json" if any(e["type"] == "json_invalid" for e in errors) else (
-            "schema_error")
+        # documented DLQ types only (schemas.dlq.ERROR_TYPES): unparsable JSON is
+        # invalid_json; valid JSON too deep for the parser, or not a valid job, schema_error
+        if any(e["type"] == "json_invalid" for e in errors):
+            depth = too_deep(value)
+            if depth is not None:
+                raise BadRecord("schema_error", f"JudgeJob invalid: {depth_reason(depth)}"
+                                ) from None
+            kind = "invalid_json"
+        else:
+            kind = "schema_error"
         raise BadRecord(kind, f"JudgeJob invalid, {exc.error_count()} error(s): "
                         + describe(exc, limit=5)) from None
 

@@ -1,1 +1,1 @@
-"""The detect processor: pure normalisation and decision logic plus a thin Faust agent."""
+"""The detect processor: pure normalisation and decision logic plus a thin Faust edge."""

@@ -1,25 +1,31 @@
-"""Settle ticks wait for the answers stream to catch up.
+"""Decisions by timeout never race the backlog: a condition on offsets, not on time.
 
 A cell is decided "by timeout" when its settle window has passed on the wall clock. If the
-worker was down (a restart, a rebalance) or is behind, the missing agents' answers may be
-sitting unread in the partition: deciding then would report ``agent_missing`` for an agent
-that did answer. So a partition is *ready* for settle ticks only once the stream has
-processed every record that was in it at the previous timer run (after the deadline passed).
-"Processed" is the stream's *committed* offset: Faust commits only what the stream has
-acknowledged. Its read offset cannot be used: right after an assignment Faust seeks and sets
-the read offset to the committed position, the next record to read, while during iteration
-it holds the last record handed to the stream, so a one-record backlog looked read (the
-SIGKILL test's ``agent_missing`` flake). Under steady load a partition is ready about one
-commit interval after its previous end; after a restart, once the backlog is read and
-committed. Faust exposes the committed offsets only as a private field (faust-streaming
-0.15); a missing field makes every partition ready (the old behaviour).
+worker was down (a restart), lost and regained the partition (a rebalance) or lost the
+brokers (an outage), the missing agents' answers may be sitting unread in the partition:
+deciding then would report ``agent_missing`` for an agent that did answer.
+
+:class:`SettleGate` (pure; the Faust edge feeds it) keeps, per input partition:
+
+* the *resume mark*: the partition's end offset when this worker (re)gained it or got the
+  brokers back, taken by the first timer run after the event (later is stricter, never
+  looser); until it is known, nothing on the partition is decided by timeout;
+* how far the partition has been *read*: one past the last record the stream handled, and
+  at least the group's committed offset (what an earlier owner handled and stored).
+
+A settle tick carries the end offset the timer saw when it first found the cell overdue
+(its *mark*; re-sent ticks carry the same one, so reading catches up with it even while
+new records keep arriving). A tick decides by timeout only once
+``read >= max(resume mark, tick mark)``: everything that was on the partition before the
+worker resumed, and before the cell was overdue, has been read. A tick that comes too early
+(a stale tick of a dead worker, read before the backlog) decides nothing; the timer sends
+another.
 """
 
 from __future__ import annotations
 
 import logging
-import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from faust.types import TP
@@ -27,44 +33,72 @@ from faust.types import TP
 log = logging.getLogger(__name__)
 
 
-class CatchUp:
-    def __init__(self, consumer_of: Any, topic: str, max_age: float | None = None,
-                 clock: Callable[[], float] = time.monotonic) -> None:
-        self._consumer_of = consumer_of  # () -> the app's Faust consumer
-        self.topic = topic
-        self._marks: dict[int, int] = {}
-        #: Marks older than this are not trusted: a timer starved by a busy event loop may
-        #: have taken them before records that are now overdue had even arrived.
-        self.max_age = max_age
-        self._clock = clock
-        self._marked_at = float("-inf")
+class SettleGate:
+    def __init__(self) -> None:
+        self._resumed: dict[int, int] = {}
+        self._read: dict[int, int] = {}
 
-    def _processed(self, consumer: Any, tp: TP) -> int:
-        return getattr(consumer, "_committed_offset", {}).get(tp) or 0
+    def reset(self) -> None:
+        """An assignment, a revocation or an outage: every resume mark is taken again."""
+        self._resumed.clear()
+        self._read.clear()
 
-    async def ready(self, partitions: Iterable[int]) -> set[int]:
-        """Which of ``partitions`` have caught up with their end as of the previous call."""
-        wanted = sorted(set(partitions))
-        if not wanted:
-            self._marks.clear()
-            return set()
-        consumer = self._consumer_of()
-        if not hasattr(consumer, "_committed_offset"):
-            return set(wanted)
-        tps = [TP(self.topic, p) for p in wanted]
-        try:
-            ends = await consumer.highwaters(*tps)
-        except Exception as exc:  # broker away: decide nothing by timeout until it is back
-            log.debug("end offsets unavailable (%s)", type(exc).__name__)
-            return set()
-        now = self._clock()
-        if self.max_age is not None and now - self._marked_at > self.max_age:
-            self._marks.clear()
-        self._marked_at = now
-        ready = set()
-        for tp in tps:
-            mark = self._marks.get(tp.partition)
-            if mark is not None and self._processed(consumer, tp) >= mark:
-                ready.add(tp.partition)
-            self._marks[tp.partition] = int(ends.get(tp) or 0)
-        return ready
+    def unmarked(self, partitions: Iterable[int]) -> list[int]:
+        return sorted({p for p in partitions if p not in self._resumed})
+
+    def resume(self, ends: Mapping[int, int], committed: Mapping[int, int]) -> None:
+        """Resume marks for ``ends``' partitions (their end offsets now); ``committed``: the
+        group's committed offsets (everything before them is handled and stored)."""
+        for partition, end in ends.items():
+            self._resumed.setdefault(partition, end)
+            self.read_to(partition, committed.get(partition, 0))
+
+    def read(self, partition: int, offset: int) -> None:
+        """The stream handled the record at ``offset`` (whatever its fate: DLQ included)."""
+        self.read_to(partition, offset + 1)
+
+    def read_to(self, partition: int, position: int) -> None:
+        if position > self._read.get(partition, 0):
+            self._read[partition] = position
+
+    def ready(self, partition: int, mark: int = 0) -> bool:
+        """May a cell of ``partition`` be decided by timeout (on a tick carrying ``mark``)?"""
+        resumed = self._resumed.get(partition)
+        return resumed is not None and self._read.get(partition, 0) >= max(resumed, mark)
+
+
+def tick_value(mark: int) -> bytes:
+    return str(mark).encode()
+
+
+def tick_mark(value: bytes | None) -> int:
+    """A tick's mark; ticks of older workers carry none (0: the resume mark alone applies)."""
+    try:
+        return max(0, int(value or b"0"))
+    except ValueError:
+        return 0
+
+
+# The Faust side: what the edge's timer reads from the consumer.
+
+async def end_offsets(consumer: Any, topic: str, partitions: set[int]
+                       ) -> dict[int, int] | None:
+    """The end offsets of ``partitions`` of ``topic`` now; ``None`` when the brokers cannot
+    be asked (an outage)."""
+    if not partitions:
+        return {}
+    try:
+        ends = await consumer.highwaters(*(TP(topic, p) for p in sorted(partitions)))
+    except Exception as exc:
+        log.debug("end offsets unavailable (%s)", type(exc).__name__)
+        return None
+    return {tp.partition: int(end or 0) for tp, end in ends.items()}
+
+
+def committed_offsets(consumer: Any, topic: str) -> dict[int, int]:
+    """The group's committed offsets (what Faust sought to at assignment and has committed
+    since). Faust keeps them only in a private field (faust-streaming 0.15; a unit test
+    checks it is there): without it a partition counts as read from where the stream reads."""
+    offsets = getattr(consumer, "_committed_offset", {})
+    return {tp.partition: int(off) for tp, off in list(offsets.items())
+            if tp.topic == topic and off is not None}

@@ -64,5 +64,7 @@ class Batch:
         return self._take(key, source[1],
                           self.proc.on_answer(answer, source, self._state(key), now))
 
-    def tick(self, key: bytes, source: Source, now: float) -> Step:
-        return self._take(key, source[1], self.proc.on_tick(self._state(key), source, now))
+    def tick(self, key: bytes, source: Source, now: float, *, settle_ready: bool = True
+             ) -> Step:
+        return self._take(key, source[1], self.proc.on_tick(self._state(key), source, now,
+                                                            settle_ready=settle_ready))

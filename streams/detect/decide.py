@@ -27,13 +27,16 @@ class Normalized:
     canonical: Any
     signature: str
     low_confidence: bool
+    #: ``to_json_value(canonical)`` as compact JSON (computed once: compared and hashed).
+    canonical_json: str = ""
 
     def fingerprint(self) -> str:
-        """What the decision depends on for this agent (not event or run ids)."""
-        return orjson.dumps(
-            [self.answer.agent_id, self.signature, to_json_value(self.canonical),
-             self.low_confidence]
-        ).decode()
+        """What the decision depends on for this agent (not event or run ids): the JSON of
+        ``[agent_id, signature, canonical value, low_confidence]``, built from parts (orjson
+        writes a list as its items' JSON joined by commas, so the bytes are the same)."""
+        return (f"[{orjson.dumps(self.answer.agent_id).decode()},"
+                f"{orjson.dumps(self.signature).decode()},{self.canonical_json},"
+                f"{'true' if self.low_confidence else 'false'}]")
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,10 +70,36 @@ def is_low_confidence(answer: AgentAnswer, threshold: float) -> bool:
     return conf < threshold
 
 
+#: (canonical, signature, canonical JSON) of scalar raw answers per schema: answers come
+#: from small vocabularies (true, "yes", "no_info"...), and every part is immutable. Each
+#: entry holds its schema, so the schema's id in the key cannot be reused while cached.
+_SCALARS: dict[tuple[int, type, Any], tuple[AnswerSchema, tuple[Any, str, str]]] = {}
+_SCALARS_MAX = 4096
+
+
+def _normal_form(raw: Any, schema: AnswerSchema) -> tuple[Any, str, str]:
+    canonical = canonicalize(raw, schema)
+    return canonical, format_signature(raw), orjson.dumps(to_json_value(canonical)).decode()
+
+
 def normalize_answer(answer: AgentAnswer, schema: AnswerSchema, threshold: float) -> Normalized:
-    canonical = canonicalize(answer.answer, schema)
-    return Normalized(answer, canonical, format_signature(answer.answer),
-                      is_low_confidence(answer, threshold))
+    raw = answer.answer
+    if raw is None or type(raw) in (bool, str, int, float):
+        # the type too (True == 1 == 1.0 as dict keys), and a float's spelling (-0.0 == 0.0)
+        key = (id(schema), type(raw), repr(raw) if type(raw) is float else raw)
+        hit = _SCALARS.get(key)
+        if hit is not None and hit[0] is schema:
+            form = hit[1]
+        else:
+            if len(_SCALARS) >= _SCALARS_MAX:
+                _SCALARS.clear()
+            form = _normal_form(raw, schema)
+            _SCALARS[key] = (schema, form)
+    else:
+        form = _normal_form(raw, schema)
+    canonical, signature, canonical_json = form
+    return Normalized(answer, canonical, signature, is_low_confidence(answer, threshold),
+                      canonical_json)
 
 
 def decide(
@@ -90,7 +119,7 @@ def decide(
 
     kinds: list[JobKind] = []
     reasons: list[str] = []
-    canon = [orjson.dumps(to_json_value(n.canonical)).decode() for n in norm]
+    canon = [n.canonical_json for n in norm]
     if len(set(canon)) > 1:
         kinds.append("disagreement")
         reasons.append("canonical answers differ: " + " vs ".join(

@@ -7,6 +7,7 @@ compare both byte for byte; ``tests/contract`` validates the records against the
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from functools import lru_cache
 from typing import Any
 
 from schemas.ids import derive_id
@@ -17,7 +18,9 @@ from streams.detect.normalize import to_json_value
 Source = tuple[str, int, int]
 
 
+@lru_cache(maxsize=16)
 def stamp(now: float) -> str:
+    """A batch stamps its records with one ``now``: formatted once."""
     return iso_json(datetime.fromtimestamp(now, UTC))
 
 

@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from schemas.base import _SAFE_ID
-from schemas.chart_review import AgentAnswer, CellKeyed
+from schemas.chart_review import AgentAnswer, CellKeyed, check_json_value
 from schemas.ids import canonical_json, derive_id
 
 _FIELDS = ("schema_version", "event_id", "run_id", "task_id", "patient_id", "field_id",
@@ -45,10 +45,10 @@ ENABLED = schema_sha() == SCHEMA_SHA
 class PlainAnswer(CellKeyed):
     """An accepted answer as plain data; duck-types the parts of ``AgentAnswer`` we read."""
 
-    __slots__ = ("agent_id", "answer", "confidence", "emitted_at", "event_id", "field_id",
+    __slots__ = ("_emitted_at", "agent_id", "answer", "confidence", "event_id", "field_id",
                  "json", "patient_id", "run_id", "task_id")
 
-    def __init__(self, json: dict[str, Any], emitted_at: datetime) -> None:
+    def __init__(self, json: dict[str, Any], emitted_at: datetime | None) -> None:
         self.json = json
         self.event_id: str = json["event_id"]
         self.run_id: str = json["run_id"]
@@ -58,7 +58,14 @@ class PlainAnswer(CellKeyed):
         self.agent_id: str = json["agent_id"]
         self.answer: Any = json["answer"]
         self.confidence: str | float = json["confidence"]
-        self.emitted_at = emitted_at
+        self._emitted_at = emitted_at
+
+    @property
+    def emitted_at(self) -> datetime:
+        """Parsed on first use: a stored answer is decided again without reading it."""
+        if self._emitted_at is None:
+            self._emitted_at = datetime.fromisoformat(self.json["emitted_at"])
+        return self._emitted_at
 
     def model_dump(self, mode: str = "json") -> dict[str, Any]:
         return self.json
@@ -70,7 +77,7 @@ class PlainAnswer(CellKeyed):
     @classmethod
     def from_stored(cls, json: dict[str, Any]) -> PlainAnswer:
         """A stored answer (validated when it arrived, dumped by us): no re-validation."""
-        return cls(json, datetime.fromisoformat(json["emitted_at"]))
+        return cls(json, None)
 
 
 def _safe_id(v: Any) -> bool:
@@ -138,6 +145,12 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
         return None
     if type(stamp) is not str or _STAMP.fullmatch(stamp) is None:
         return None
+    answer = data.get("answer")
+    if type(answer) is list or type(answer) is dict:
+        try:
+            check_json_value(answer)  # nesting bound: the model's message is the verdict
+        except ValueError:
+            return None
     try:
         at = datetime.fromisoformat(stamp)
     except ValueError:
@@ -145,7 +158,7 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     json = {"schema_version": version, "event_id": data["event_id"], "run_id": data["run_id"],
             "task_id": data["task_id"], "patient_id": data["patient_id"],
             "field_id": data["field_id"], "agent_id": data["agent_id"],
-            "answer": data.get("answer"), "evidence": quotes, "rationale": rationale,
+            "answer": answer, "evidence": quotes, "rationale": rationale,
             "confidence": confidence, "low_confidence_reason": reason,
             "emitted_at": iso_json(at)}
     return PlainAnswer(json, at)

@@ -1,4 +1,4 @@
-"""Detect: bytes in, records out. No Kafka here; the Faust agent feeds it and sends results.
+"""Detect: bytes in, records out. No Kafka here; the Faust edge feeds it and sends results.
 
 :class:`DetectProcessor` turns one input record (an agent answer or a settle tick) plus the
 cell's stored state into the new state and the records to emit. ``now`` is passed in.
@@ -30,6 +30,7 @@ from streams.detect.state import (
     settle_due,
 )
 from streams.errors import BadRecord
+from streams.json_depth import depth_reason, too_deep
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,10 @@ def parse_answer(raw: bytes | None) -> PlainAnswer:
     try:
         data = orjson.loads(raw)
     except orjson.JSONDecodeError as exc:
+        depth = too_deep(raw)
+        if depth is not None:
+            raise BadRecord("schema_error", f"AgentAnswer invalid: {depth_reason(depth)}"
+                            ) from None
         raise BadRecord("invalid_json", f"value is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise BadRecord("invalid_json", f"value is a JSON {type(data).__name__}, not an object")
@@ -95,6 +100,18 @@ class DetectProcessor:
             raise BadRecord("unknown_criterion", self.skill.unavailable_reason(answer.field_id))
         return answer
 
+    def validate_record(self, key: bytes | None, value: bytes | None) -> PlainAnswer:
+        """:meth:`validate`, then the record's key must be the answer's cell key: Kafka
+        partitions by key, so a record keyed otherwise would be decided in another
+        partition's copy of its cell (with several workers, the cell's state would split)."""
+        answer = self.validate(value)
+        if key != answer.key.encode():
+            raise BadRecord("key_mismatch", "the record has no key; answers are keyed by "
+                            "their cell (task_id|patient_id|field_id)" if key is None else
+                            "the record key is not the answer's cell key "
+                            "(task_id|patient_id|field_id)")
+        return answer
+
     def on_answer(self, answer: PlainAnswer, source: Source, state: CellState | None,
                   now: float) -> Step:
         # PlainAnswer carries every attribute of AgentAnswer that the state machine reads.
@@ -107,7 +124,10 @@ class DetectProcessor:
                         changed=applied.note is not StepNote.DUPLICATE)
         return self._decide(applied.state, source, now, by_timeout=False, note=applied.note)
 
-    def on_tick(self, state: CellState | None, source: Source, now: float) -> Step:
+    def on_tick(self, state: CellState | None, source: Source, now: float, *,
+                settle_ready: bool = True) -> Step:
+        """``settle_ready``: the input partition's backlog has been read (SettleGate); until
+        then a due settle waits (the tick decides nothing), purges and re-sends do not."""
         if state is None:
             return Step(None, (), StepNote.TICK_UNKNOWN, changed=False)
         outputs = state.outputs_for(source)
@@ -115,7 +135,7 @@ class DetectProcessor:
             return Step(state, self._emits(outputs), StepNote.REDELIVERED, changed=False)
         if purge_due(state, now, self.cfg):
             return Step(None, (), StepNote.PURGED)
-        if settle_due(state, now, self.cfg):
+        if settle_ready and settle_due(state, now, self.cfg):
             return self._decide(state, source, now, by_timeout=True, note=StepNote.SETTLED)
         return Step(state, (), StepNote.TICK_EARLY, changed=False)
 

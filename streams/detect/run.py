@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 
 import faust
 
 from schemas.skill import load_skill
 from streams.app import base_app
-from streams.detect.agent import register_detect
+from streams.detect.faust_edge import register_detect
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.member_eviction import evict_dead_members
 from streams.metrics import Metrics
@@ -44,6 +45,10 @@ def _run(settings: Settings) -> None:
              len(skill.criteria), partitions, ",".join(settings.expected_agents),
              settings.settle_seconds)
     worker = QuietWorker(app, loglevel=settings.log_level, quiet=True)
+    # What start-up built (Faust, the skill, pydantic's validators) lives as long as the
+    # process: out of the collector's reach, the full collections the hot path's garbage
+    # triggers scan only what the stream made.
+    gc.freeze()
     worker.execute_from_commandline()
 
 
@@ -70,5 +75,5 @@ class QuietWorker(faust.Worker):
     def on_setup_root_logger(self, logger: logging.Logger, level: int) -> None:
         self.spinner = None
         # Faust logs a failed send at WARNING with the whole message (key and value: PHI);
-        # the detect agent reports such a failure by type and stops the worker instead.
+        # the detect Faust edge reports such a failure by type and stops the worker instead.
         logging.getLogger("faust.topics").setLevel(logging.ERROR)

@@ -1,5 +1,5 @@
 """The per-cell state machine of the detector. Pure: the caller passes ``now`` and receives
-what to emit; the Faust agent only stores the state and sends the outputs.
+what to emit; the Faust edge only stores the state and sends the outputs.
 
 A cell is *pending* until every expected agent has answered (decide now) or the settle window
 has passed (decide with what it has). After a decision the cell is kept, *decided*, for
@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import zlib
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
 from typing import Any
@@ -85,22 +85,30 @@ class CellState:
     def decided(self) -> bool:
         return self.decided_at is not None
 
+    def with_(self, answers: dict[str, dict[str, Any]], seen_events: tuple[str, ...]
+              ) -> CellState:
+        """A copy with new answers and seen events (``dataclasses.replace`` costs several
+        times as much on this hot path)."""
+        return CellState(self.first_seen, self.partition, answers, seen_events,
+                         self.decided_at, self.last_inputs_id, self.history)
+
     def answer_models(self) -> list[AgentAnswer]:
         return [AgentAnswer.model_validate(a) for a in self.answers.values()]
 
     def dumps(self) -> bytes:
-        """The stored form: zlib (level 1) over JSON. About 2.8x smaller on the sample; small
-        values are what keeps a worker's RSS per open cell low (docs/architecture.md)."""
-        return zlib.compress(orjson.dumps({
+        """The stored form (the changelog record): plain JSON. No compression here: it ran
+        on every write; :mod:`streams.detect.store` compresses cold cells in groups."""
+        return orjson.dumps({
             "first_seen": self.first_seen, "partition": self.partition, "answers": self.answers,
             "seen_events": list(self.seen_events), "decided_at": self.decided_at,
             "last_inputs_id": self.last_inputs_id,
             "history": [[list(t), list(o)] for t, o in self.history],
-        }), 1)
+        })
 
     @classmethod
     def loads(cls, raw: bytes) -> CellState:
-        # Plain JSON ("{...") is what workers before compression stored; zlib starts with "x".
+        # Plain JSON ("{...") is what we write; zlib ("x...") what workers before the cell
+        # store (streams/detect/store.py) wrote to the changelog.
         d = orjson.loads(zlib.decompress(raw) if raw[:1] == b"x" else raw)
         history = tuple(((t[0], int(t[1]), int(t[2])), tuple(o)) for t, o in d["history"])
         return cls(first_seen=d["first_seen"], partition=d["partition"], answers=d["answers"],
@@ -136,9 +144,9 @@ def apply_answer(state: CellState | None, answer: AgentAnswer, source: tuple[str
     seen = (*state.seen_events, answer.event_id)[-MAX_SEEN_EVENTS:]
     current = state.answers.get(answer.agent_id)
     if current is not None and not _later(answer, current):
-        return Applied(replace(state, seen_events=seen), False, StepNote.STALE)
+        return Applied(state.with_(state.answers, seen), False, StepNote.STALE)
     answers = {**state.answers, answer.agent_id: answer.model_dump(mode="json")}
-    new = replace(state, answers=answers, seen_events=seen)
+    new = state.with_(answers, seen)
     complete = all(a in answers for a in cfg.agents_for(answer.task_id))
     note = StepNote.SUPERSEDED if current is not None else StepNote.NEW
     # A decided cell is re-decided on any change; a pending one once every agent answered.
@@ -156,14 +164,15 @@ def purge_due(state: CellState, now: float, cfg: DetectConfig) -> bool:
 def record_decision(state: CellState, inputs_id: str, source: tuple[str, int, int],
                     outputs: tuple[dict[str, Any], ...], now: float) -> CellState:
     history = (*state.history, (source, outputs))[-MAX_HISTORY:]
-    return replace(state, decided_at=now, last_inputs_id=inputs_id, history=history)
+    return CellState(state.first_seen, state.partition, state.answers, state.seen_events, now,
+                     inputs_id, history)
 
 
 class DueIndex:
     """When each cell next needs a settle tick: its settle time while pending, its purge
     time once decided. The timer reads this instead of decoding the whole table on every
     tick; a periodic full rebuild from the table covers cells restored from the changelog
-    (after a restart or rebalance), which never pass through the agent until touched."""
+    (after a restart or rebalance), which never pass through the stream until touched."""
 
     def __init__(self, cfg: DetectConfig) -> None:
         self.cfg = cfg

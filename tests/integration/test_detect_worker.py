@@ -140,12 +140,18 @@ def active_partitions(log: str) -> set[int]:
     return {int(r[2]) for r in rows if len(r) > 2 and r[2].strip().isdigit()}
 
 
-def test_restart_reads_the_backlog_before_settling_by_timeout(bootstrap: str,
-                                                               tmp_path: Path) -> None:
-    """The race behind the once-flaky SIGKILL test, made deterministic: cells hold one agent's
+@pytest.mark.parametrize("stale_ticks", [False, True], ids=["own-ticks", "stale-ticks"])
+def test_restart_reads_the_backlog_before_settling_by_timeout(bootstrap: str, tmp_path: Path,
+                                                               stale_ticks: bool) -> None:
+    """The race behind the flaky SIGKILL test, made deterministic: cells hold one agent's
     answer when the worker dies; while it is down (longer than the settle window) the other
     agent's answers arrive behind a backlog. The restarted worker must read the backlog before
-    deciding anything by timeout: no cell may come out ``agent_missing``."""
+    deciding anything by timeout: no cell may come out ``agent_missing``.
+
+    ``stale-ticks``: the dead worker had also sent a settle tick for every cell, not yet read
+    (ticks live on their own topic, so the restarted worker reads them before the answers'
+    backlog). The worker before the settle gate decided every cell ``agent_missing`` on
+    them; the gate makes a tick wait for the partition's offsets."""
     sample = load_sample()
     s = test_settings(bootstrap)
     asyncio.run(ensure_topics(s))
@@ -165,6 +171,8 @@ def test_restart_reads_the_backlog_before_settling_by_timeout(bootstrap: str,
         assert sum(done.values()) == len(first), w1.log_text()[-2000:]
         w1.kill(signal.SIGKILL)
     asyncio.run(produce(bootstrap, s.topics.agent_answers, filler + rest))
+    if stale_ticks:  # keyed like the answers: the same partition of the co-partitioned topic
+        asyncio.run(produce(bootstrap, s.topics.detect_ticks, [(k, b"") for k in cells]))
     deadline = time.time() + s.settle_seconds  # every cell overdue before the restart
     while time.time() < deadline:
         time.sleep(0.1)

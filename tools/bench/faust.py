@@ -12,7 +12,7 @@ import sys
 import faust
 
 from streams.app import base_app
-from streams.detect.agent import RAW
+from streams.detect.faust_edge import RAW
 from streams.detect.run import QuietWorker
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings

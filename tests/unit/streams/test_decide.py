@@ -74,3 +74,16 @@ def test_job_ids_differ_between_cells() -> None:
     b = decide([other, ans("skeptical", False).model_copy(update={"patient_id": "P2"})],
                BOOL, AGENTS, 0.5)
     assert a.job_id != b.job_id
+
+
+@pytest.mark.parametrize("raws", [(True, 1, 1.0), (0.0, -0.0, 0), ("yes", "Yes"), (None, "")])
+def test_remembered_scalar_forms_keep_types_and_spellings_apart(raws: tuple[Any, ...]) -> None:
+    """Scalar answers' normal forms are cached: equal-comparing values of other types or
+    spellings (True == 1, -0.0 == 0.0) must not share one."""
+    from streams.detect.decide import _normal_form, normalize_answer
+
+    schema = AnswerSchema(type="number")
+    for _ in range(2):  # the second round is served from the cache
+        for raw in raws:
+            n = normalize_answer(ans("default", raw), schema, 0.5)
+            assert (n.canonical, n.signature, n.canonical_json) == _normal_form(raw, schema)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from schemas.skill import Skill
-from streams.detect import agent
+from streams.detect import faust_edge
 from streams.detect.batch import Batch
 from streams.detect.processor import DetectProcessor
 from streams.detect.state import CellState
@@ -28,7 +28,7 @@ def test_a_refused_state_leaves_the_batch_untouched(skill: Skill) -> None:  # no
 
 def test_a_kept_state_is_stored_as_the_bytes_the_bound_returned(skill: Skill) -> None:  # noqa: F811
     proc = DetectProcessor(skill, CFG)
-    batch = Batch(proc, lambda key: None, agent.bounded)
+    batch = Batch(proc, lambda key: None, faust_edge.bounded)
     batch.answer(proc.validate(raw("default", True, event="e1")), ("answers", 3, 0), 0.0)
     (change,) = batch.changed.values()
     assert change.partition == 3 and change.state is not None
@@ -42,7 +42,7 @@ def test_bounded_trims_history_then_refuses(monkeypatch: pytest.MonkeyPatch,
     batch.answer(proc.validate(raw("default", True, event="e1")), ("answers", 0, 0), 0.0)
     (change,) = batch.changed.values()
     assert change.state is not None
-    monkeypatch.setattr(agent.limits, "MAX_CELL_STATE_BYTES", 1)
+    monkeypatch.setattr(faust_edge.limits, "MAX_CELL_STATE_BYTES", 1)
     with pytest.raises(BadRecord) as err:
-        agent.bounded(change.state)
+        faust_edge.bounded(change.state)
     assert err.value.error_type == "oversized"

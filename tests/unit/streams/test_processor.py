@@ -227,3 +227,30 @@ def test_a_dropped_duplicate_never_replaces_the_stored_answer(skill: Skill) -> N
     cell.answer(raw("default", False, event="e1"))  # a reused id with other content
     cell.answer(raw("skeptical", True, event="e2"))
     assert [o["outcome"] for o in cell.outcomes()] == ["agreement"]
+
+
+@pytest.mark.parametrize(("key", "error_type"), [
+    (b"t|P1|dm_dx", None),  # the cell key
+    (None, "key_mismatch"),  # no key: the partitioner would scatter the cell
+    (b"t|P2|dm_dx", "key_mismatch"),  # another patient's cell
+    (b"t|P1|dm_dx ", "key_mismatch"),
+    (b"T|P1|dm_dx", "key_mismatch"),  # keys are compared exactly
+    (b"", "key_mismatch"),
+])
+def test_an_answer_must_be_keyed_by_its_cell(skill: Skill, key: bytes | None,
+                                             error_type: str | None) -> None:
+    proc = DetectProcessor(skill, CFG)
+    value = raw("default", True, event="e")
+    if error_type is None:
+        assert proc.validate_record(key, value).key == "t|P1|dm_dx"
+        return
+    with pytest.raises(BadRecord) as err:
+        proc.validate_record(key, value)
+    assert err.value.error_type == error_type
+    assert "P1" not in err.value.message and "P2" not in err.value.message  # no ids (PHI)
+
+
+def test_a_bad_value_is_reported_before_its_key(skill: Skill) -> None:
+    with pytest.raises(BadRecord) as err:
+        DetectProcessor(skill, CFG).validate_record(None, b"not json")
+    assert err.value.error_type == "invalid_json"

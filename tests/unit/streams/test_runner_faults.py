@@ -11,7 +11,6 @@ from aiokafka import TopicPartition
 from aiokafka.errors import KafkaConnectionError, MessageSizeTooLargeError
 
 from streams import limits
-from streams.detect.backlog import CatchUp
 from streams.metrics import Metrics
 from streams.runner import ConcurrentWorker, Output, PartitionOffsets
 from tests.helpers import test_settings
@@ -124,45 +123,3 @@ async def test_an_output_too_large_for_the_broker_becomes_a_dead_letter() -> Non
 
 async def _no_renew(failed: Any) -> None:
     return None
-
-
-class FakeConsumer:
-    def __init__(self) -> None:
-        self._read_offset: dict[Any, int | None] = {}
-        self._committed_offset: dict[Any, int | None] = {}
-        self.ends: dict[int, int] = {}
-
-    async def highwaters(self, *tps: Any) -> dict[Any, int]:
-        return {tp: self.ends[tp.partition] for tp in tps}
-
-
-async def test_settle_ticks_wait_until_the_partition_has_caught_up() -> None:
-    c = FakeConsumer()
-    gate = CatchUp(lambda: c, "answers")
-    c.ends = {0: 10, 1: 5}
-    # just assigned: Faust seeked both partitions to their committed offsets, so its read
-    # offset equals the committed one while partition 0's last record (offset 9) is unread
-    c._committed_offset = {("answers", 0): 9, ("answers", 1): 5}
-    c._read_offset = {("answers", 0): 9, ("answers", 1): 5}
-    assert await gate.ready([0, 1]) == set()  # first look: no mark yet
-    assert await gate.ready([0, 1]) == {1}  # partition 0 still has its one-record backlog
-    c._committed_offset = {("answers", 0): 10, ("answers", 1): 5}  # record 9 processed
-    c.ends = {0: 30, 1: 5}  # new records keep coming: ready once past the previous end
-    assert await gate.ready([0, 1]) == {0, 1}
-
-
-async def test_marks_from_a_starved_timer_are_not_trusted() -> None:
-    c = FakeConsumer()
-    now = [0.0]
-    gate = CatchUp(lambda: c, "answers", max_age=2.0, clock=lambda: now[0])
-    c.ends = {0: 4}
-    c._committed_offset = {("answers", 0): 4}
-    assert await gate.ready([0]) == set()  # first look
-    now[0] = 10.0  # the timer was starved: records may have arrived after that mark
-    c.ends = {0: 9}
-    assert await gate.ready([0]) == set()  # old mark dropped, a fresh one taken
-    now[0] = 11.0
-    assert await gate.ready([0]) == set()  # 5 records behind the fresh mark
-    c._committed_offset = {("answers", 0): 9}
-    now[0] = 12.0
-    assert await gate.ready([0]) == {0}

@@ -18,10 +18,11 @@ import faust
 
 from schemas.skill import Skill
 from streams import limits
-from streams.detect.backlog import CatchUp
+from streams.detect.backlog import SettleGate, committed_offsets, end_offsets, tick_mark, tick_value
 from streams.detect.batch import Batch
 from streams.detect.processor import DetectProcessor
-from streams.detect.state import CellState, DetectConfig, DueIndex, StepNote
+from streams.detect.state import CellState, DetectConfig, StepNote
+from streams.detect.store import CellStore
 from streams.dlq import dead_letter
 from streams.errors import BadRecord
 from streams.metrics import Metrics
@@ -36,10 +37,6 @@ BATCH_MAX = 2000
 BATCH_WITHIN = 0.02
 RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes,
                        "key_serializer": "raw", "value_serializer": "raw"}
-
-
-def _load(raw: bytes | None) -> CellState | None:
-    return None if raw is None else CellState.loads(raw)
 
 
 def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: Metrics,
@@ -59,31 +56,32 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     _watch_changelog(cells)
     ticked: dict[bytes, float] = {}
     tick_every = max(0.2, min(settings.settle_seconds / 4, 5.0))
-    index = DueIndex(cfg)
+    store = CellStore(cells.data, cfg)
+    index = store.index
     # Full rebuilds pick up cells restored from the changelog; they bound how late such a
     # cell can settle after a restart or rebalance to about one settle window.
     rescan_every = max(2 * tick_every, min(settings.settle_seconds, 60.0))
     last_scan = [float("-inf")]
-    caught_up = CatchUp(lambda: app.consumer, t.agent_answers, max_age=3 * tick_every)
+    gate = SettleGate()
+    #: The end offset when the timer first found a cell overdue: every tick for the cell
+    #: carries it, so reading catches up with it even while new records keep arriving.
+    tick_marks: dict[bytes, int] = {}
 
-    def load(key: bytes) -> CellState | None:
-        return _load(cells.data.get(key))
+    def forget_marks(*_: Any, **__: Any) -> None:
+        """An assignment, a revocation or an outage: marks are taken again."""
+        gate.reset()
+        tick_marks.clear()
+
+    app.on_partitions_revoked.connect(forget_marks)
+    app.on_partitions_assigned.connect(forget_marks)
 
     async def flush(batch: Batch) -> None:
         """Write each changed cell once (to the changelog partition of its input) and send
         the batch's outputs back to back, so the producer forms large requests. Faust
         flushes the producer before it commits the batch's offsets."""
-        for key, ch in batch.changed.items():
-            if ch.state is None:
-                if key in cells.data:
-                    del cells.data[key]
-                    _watch(cells.send_changelog(ch.partition, key, None,
-                                                value_serializer="raw"))
-            else:
-                value = ch.raw  # encoded and size-checked when the event was applied
-                cells.data[key] = value
-                _watch(cells.send_changelog(ch.partition, key, value))
-            index.note(key, ch.state)
+        for partition, key, value in store.write(batch.changed):
+            _watch(cells.send_changelog(partition, key, value, value_serializer="raw"))
+            tick_marks.pop(key, None)
         for key in batch.touched:
             ticked.pop(key, None)
         for emit, note in batch.emits:
@@ -97,7 +95,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     async def detect(stream: faust.StreamT) -> None:
         async for events in cast("faust.Stream[Any]", stream).take_events(BATCH_MAX,
                                                                            BATCH_WITHIN):
-            batch = Batch(proc, load, bounded)
+            batch = Batch(proc, store.load, bounded)
             now = time.time()
             for event in events:
                 msg = event.message
@@ -105,9 +103,11 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                 metrics.records_in.labels("detect", msg.topic).inc()
                 try:
                     if msg.topic == t.detect_ticks:
-                        batch.tick(msg.key or b"", source, now)
+                        ready = gate.ready(msg.partition, tick_mark(msg.value))
+                        batch.tick(msg.key or b"", source, now, settle_ready=ready)
                         continue
-                    answer = proc.validate(msg.value)
+                    gate.read(msg.partition, msg.offset)
+                    answer = proc.validate_record(msg.key, msg.value)
                     step = batch.answer(answer, source, now)
                     log.debug("cell %s: %s", step.note, answer.event_id)
                 except BadRecord as exc:
@@ -127,14 +127,20 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     async def settle_ticks() -> None:
         now = time.time()
         if now - last_scan[0] >= rescan_every:
-            index.rebuild(list(cells.items()))
+            store.rebuild_index()
             last_scan[0] = now
         overdue = index.overdue(now)
-        ready = await caught_up.ready(p for _, p in overdue)
+        ends = await end_offsets(app.consumer, t.agent_answers, {p for _, p in overdue})
+        if ends is None:  # brokers away: marks are taken again once they are back
+            forget_marks()
+            ends = {}
+        gate.resume(ends, committed_offsets(app.consumer, t.agent_answers))
         for key, partition in overdue:
-            if partition in ready and now - ticked.get(key, 0.0) > 5 * tick_every:
+            if (partition in ends and gate.ready(partition)
+                    and now - ticked.get(key, 0.0) > 5 * tick_every):
                 ticked[key] = now
-                await ticks.send(key=key, value=b"", partition=partition)
+                mark = tick_marks.setdefault(key, ends[partition])
+                await ticks.send(key=key, value=tick_value(mark), partition=partition)
         metrics.pending_cells.set(index.pending())
 
     return proc

@@ -1,4 +1,4 @@
-"""The detect agent's guard: a failed output stops the worker before an offset commit."""
+"""The detect Faust edge's guard: a failed output stops the worker before an offset commit."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from streams.detect import agent
+from streams.detect import faust_edge
 
 
 @pytest.mark.parametrize(("outcome", "exits"), [("ok", False), ("error", True),
@@ -14,7 +14,7 @@ from streams.detect import agent
 def test_failed_output_exits_before_commit(monkeypatch: pytest.MonkeyPatch, outcome: str,
                                            exits: bool) -> None:
     codes: list[int] = []
-    monkeypatch.setattr(agent.os, "_exit", codes.append)
+    monkeypatch.setattr(faust_edge.os, "_exit", codes.append)
     loop = asyncio.new_event_loop()
     try:
         fut: asyncio.Future[int] = loop.create_future()
@@ -24,10 +24,10 @@ def test_failed_output_exits_before_commit(monkeypatch: pytest.MonkeyPatch, outc
             fut.set_exception(ConnectionError("broker gone"))
         else:
             fut.cancel()
-        agent._exit_if_unpublished(fut)
+        faust_edge._exit_if_unpublished(fut)
     finally:
         loop.close()
-    assert codes == ([agent.EXIT_UNPUBLISHED] if exits else [])
+    assert codes == ([faust_edge.EXIT_UNPUBLISHED] if exits else [])
 
 
 def test_fewer_input_partitions_than_configured_is_reported() -> None:

@@ -1,0 +1,143 @@
+"""Decisions by timeout wait for the backlog (issue 19 item 4): the gate is a condition on
+offsets, driven here without a broker, then through the processor as the Faust edge does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+import pytest
+
+from schemas.skill import Skill
+from streams.detect.backlog import (
+    SettleGate,
+    committed_offsets,
+    end_offsets,
+    tick_mark,
+    tick_value,
+)
+from streams.detect.batch import Batch
+from streams.detect.processor import DetectProcessor
+from streams.detect.state import CellState, StepNote
+from tests.unit.streams.test_processor import CFG, raw, skill  # noqa: F401 (fixture)
+
+Op = tuple[Any, ...]
+
+
+@pytest.mark.parametrize(("ops", "checks"), [
+    # nothing known yet (just started, or the timer has not run since an assignment)
+    ([], [(0, 0, False)]),
+    # resumed at end 10 with 9 committed: record 9 is the unread backlog
+    ([("resume", {0: 10}, {0: 9})], [(0, 0, False)]),
+    ([("resume", {0: 10}, {0: 9}), ("read", 0, 9)], [(0, 0, True)]),
+    # nothing left to read at resume (committed == end): ready at once
+    ([("resume", {0: 10}, {0: 10})], [(0, 0, True), (1, 0, False)]),
+    # a tick sent when the end was 30 waits until the stream has read up to 30
+    ([("resume", {0: 10}, {0: 10})], [(0, 30, False)]),
+    ([("resume", {0: 10}, {0: 10}), ("read", 0, 29)], [(0, 30, True)]),
+    # a stale tick of a dead worker (mark 5) cannot undercut the resume mark
+    ([("resume", {0: 10}, {0: 3}), ("read", 0, 6)], [(0, 5, False)]),
+    # a later look at the end does not move a resume mark already taken
+    ([("resume", {0: 10}, {0: 10}), ("resume", {0: 50}, {0: 10})], [(0, 0, True)]),
+    # a rebalance or an outage forgets everything: marks are taken again
+    ([("resume", {0: 10}, {0: 10}), ("reset",)], [(0, 0, False)]),
+    ([("resume", {0: 10}, {0: 10}), ("reset",), ("resume", {0: 12}, {0: 10})],
+     [(0, 0, False)]),
+    # reading is monotonic: an older offset handled again (a redelivery) does not go back
+    ([("resume", {0: 10}, {0: 0}), ("read", 0, 9), ("read", 0, 2)], [(0, 0, True)]),
+    # partitions are independent
+    ([("resume", {0: 10, 1: 4}, {0: 10, 1: 0})], [(0, 0, True), (1, 0, False)]),
+])
+def test_gate(ops: list[Op], checks: list[tuple[int, int, bool]]) -> None:
+    gate = SettleGate()
+    for op, *args in ops:
+        getattr(gate, op)(*args)
+    assert [gate.ready(p, mark) for p, mark, _ in checks] == [want for *_, want in checks]
+
+
+def test_unmarked_partitions() -> None:
+    gate = SettleGate()
+    gate.resume({1: 3}, {})
+    assert gate.unmarked([2, 1, 0, 2]) == [0, 2]
+
+
+@pytest.mark.parametrize(("value", "mark"), [
+    (tick_value(42), 42), (b"", 0), (None, 0), (b"junk", 0), (b"-3", 0)])
+def test_tick_marks(value: bytes | None, mark: int) -> None:
+    assert tick_mark(value) == mark
+
+
+class Consumer:
+    def __init__(self, ends: dict[int, int] | Exception) -> None:
+        self.ends = ends
+        self._committed_offset: dict[Any, int | None] = {}
+
+    async def highwaters(self, *tps: Any) -> dict[Any, int]:
+        if isinstance(self.ends, Exception):
+            raise self.ends
+        return {tp: self.ends[tp.partition] for tp in tps}
+
+
+async def test_end_offsets_and_an_outage() -> None:
+    assert await end_offsets(Consumer({0: 5, 1: 7}), "a", {1}) == {1: 7}
+    assert await end_offsets(Consumer({}), "a", set()) == {}
+    assert await end_offsets(Consumer(ConnectionError("gone")), "a", {0}) is None
+
+
+def test_committed_offsets_of_one_topic() -> None:
+    from faust.types import TP
+
+    c = Consumer({})
+    c._committed_offset = {TP("a", 0): 4, TP("a", 1): None, TP("ticks", 0): 9}
+    assert committed_offsets(c, "a") == {0: 4}
+
+
+def test_faust_still_keeps_committed_offsets_where_we_read_them() -> None:
+    """The gate's committed offsets come from a private Faust field: an upgrade that drops
+    it must fail here, not silently make idle partitions wait forever."""
+    from faust.transport.consumer import Consumer as FaustConsumer
+
+    assert "_committed_offset" in FaustConsumer.__annotations__
+
+
+def _first_answers(proc: DetectProcessor) -> tuple[bytes, CellState]:
+    step = proc.on_answer(proc.validate(raw("default", True, event="e1")), ("answers", 0, 0),
+                          None, 0.0)
+    assert step.state is not None
+    return b"t|P1|dm_dx", step.state
+
+
+def test_a_stale_tick_before_the_backlog_decides_nothing(skill: Skill) -> None:  # noqa: F811
+    """The SIGKILL flake, broker-less: the worker restarts long after the settle window with
+    the cell's first answer restored and the second unread at offset 1. A tick left by the
+    dead worker is handled first. Ungated (the old code) it decides ``agent_missing``; gated
+    it decides nothing, and once the backlog is read the cell is an agreement."""
+    proc = DetectProcessor(skill, CFG)
+    key, state = _first_answers(proc)
+    stored = {key: state}
+    late = CFG.settle_seconds + 60.0
+    old = proc.on_tick(state, ("ticks", 0, 0), late)
+    assert orjson.loads(old.emits[-1].value)["outcome"] == "agent_missing"  # the bug
+
+    gate = SettleGate()
+    gate.resume({0: 2}, {0: 1})  # end 2; record 0 was handled by the dead worker
+    batch = Batch(proc, stored.get)
+    step = batch.tick(key, ("ticks", 0, 0), late, settle_ready=gate.ready(0, tick_mark(b"")))
+    assert step.note is StepNote.TICK_EARLY and step.emits == () and not step.changed
+    gate.read(0, 1)
+    step = batch.answer(proc.validate(raw("skeptical", True, event="e2")), ("answers", 0, 1),
+                        late)
+    assert orjson.loads(step.emits[-1].value)["outcome"] == "agreement"
+
+
+def test_an_ungated_tick_still_purges_and_resends(skill: Skill) -> None:  # noqa: F811
+    """Only the settle decision waits: retention purges and re-sends of a redelivered tick's
+    outputs need no backlog."""
+    proc = DetectProcessor(skill, CFG)
+    _, state = _first_answers(proc)
+    settled = proc.on_tick(state, ("ticks", 0, 7), CFG.settle_seconds)
+    assert settled.state is not None and settled.emits
+    again = proc.on_tick(settled.state, ("ticks", 0, 7), 1e9, settle_ready=False)
+    assert again.note is StepNote.REDELIVERED and again.emits == settled.emits
+    purged = proc.on_tick(settled.state, ("ticks", 0, 8), 1e9, settle_ready=False)
+    assert purged.note is StepNote.PURGED
