@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+from pathlib import Path
 
 from cli.argtypes import port, positive_int
 from dashboard.security import TOKEN_ENV
@@ -24,6 +25,27 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
                    help="read the topics from their beginning (default: only new records)")
     p.add_argument("--window", type=positive_int, default=5000, metavar="N",
                    help="keep the newest N records per topic in memory (default 5000)")
+    add_review_arguments(p)
+
+
+def add_review_arguments(p: argparse.ArgumentParser) -> None:
+    """Reviewers, TLS and the limits a page on a network needs (docs/api.md)."""
+    p.add_argument("--reviewers", type=Path, metavar="FILE",
+                   help="reviewer tokens: lines '<name> sha256:<hex of the token>' "
+                   "(or $JUDGEFLOW_DASHBOARD_REVIEWERS_FILE)")
+    p.add_argument("--add-reviewer", metavar="NAME",
+                   help="add NAME with a new token to --reviewers FILE, print the token, exit")
+    p.add_argument("--tls-cert", type=Path, metavar="PEM",
+                   help="serve HTTPS with this certificate chain (needs --tls-key); any "
+                   "address other than loopback requires TLS")
+    p.add_argument("--tls-key", type=Path, metavar="PEM", help="the certificate's key")
+    p.add_argument("--allowed-host", action="append", metavar="NAME",
+                   help="a Host name the page answers besides localhost/127.0.0.1/::1 and "
+                   "the bound address (repeatable; e.g. the proxy's public name)")
+    p.add_argument("--max-connections", type=positive_int, default=256, metavar="N",
+                   help="open connections at most; more get 503 (default 256)")
+    p.add_argument("--max-streams", type=positive_int, default=64, metavar="N",
+                   help="live pages (event streams) at most; more get 503 (default 64)")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
