@@ -20,7 +20,10 @@ import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
+from dashboard.decisions import Decisions
+from dashboard.queue import queue_row
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
+from schemas.chart_review import cell_key
 from streams.settings import Settings
 
 ADJUDICATIONS = "adjudications"
@@ -74,7 +77,8 @@ def stream_topics(settings: Settings) -> dict[str, str]:
 
 
 def absorb(window: Window, hub: Hub, stream: str, raw: bytes | None,
-           status: FeedStatus, record: Record | None = None) -> None:
+           status: FeedStatus, record: Record | None = None,
+           decisions: Decisions | None = None) -> None:
     """Decode -> store -> tell the pages. Pure apart from the hub. Adjudications go to
     ``record`` (the decisions; it tells the pages itself)."""
     status.records += 1
@@ -91,7 +95,9 @@ def absorb(window: Window, hub: Hub, stream: str, raw: bytes | None,
     if rid is None:
         status.undecodable += 1
     elif stream == RESULTS:
-        hub.publish("result", window.row(rid))
+        hub.publish("result", window.row(rid) if decisions is None else queue_row(
+            window, decisions, cell_key(*(str(value.get(k, "")) for k in (
+                "task_id", "patient_id", "field_id"))), window.seq(RESULTS, rid), value))
     elif stream in (EVALUATIONS, CALIBRATION):
         hub.publish(stream, {})
 
@@ -130,7 +136,7 @@ async def _refresh(consumer: AIOKafkaConsumer, topics: list[str], current: set[T
 
 async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedStatus, *,
                    from_beginning: bool, rescan_seconds: float = 2.0,
-                   record: Record | None = None) -> None:
+                   record: Record | None = None, decisions: Decisions | None = None) -> None:
     by_topic = stream_topics(settings)
     whole = frozenset({settings.topics.adjudications})
     status.topics = list(by_topic)
@@ -164,7 +170,8 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                 batch = await consumer.getmany(timeout_ms=500, max_records=2000)
                 for tp, records in batch.items():
                     for rec in records:
-                        absorb(window, hub, by_topic[tp.topic], rec.value, status, record)
+                        absorb(window, hub, by_topic[tp.topic], rec.value, status, record,
+                               decisions)
             except KafkaError as exc:
                 status.errors += 1
                 log.warning("Kafka error while following (%s); retrying", type(exc).__name__)

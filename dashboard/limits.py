@@ -15,11 +15,12 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from aiohttp import web
 from aiohttp.typedefs import Middleware
+from aiohttp.web_protocol import RequestHandler
 
 REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
            b"Retry-After: 5\r\nConnection: close\r\nContent-Length: 21\r\n\r\n"
@@ -42,7 +43,6 @@ class _Conn:
     waiting_since: float | None
     first_byte: float | None = None
     active: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
 
 
 class _Refuser(asyncio.Protocol):
@@ -52,11 +52,30 @@ class _Refuser(asyncio.Protocol):
         transport.close()
 
 
+class _GuardedHandler(RequestHandler):
+    """aiohttp's handler (slotted) plus the guard's bookkeeping of its connection."""
+
+    jf_guard: Guard
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.jf_transport = transport
+        self.jf_guard.opened(transport)
+        super().connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.jf_guard.received(self.jf_transport)
+        super().data_received(data)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.jf_guard.closed(self.jf_transport)
+        super().connection_lost(exc)
+
+
 class Guard:
     """Counts connections, refuses beyond the cap, closes slow and idle ones."""
 
-    def __init__(self, factory: Callable[[], asyncio.Protocol], limits: Limits) -> None:
-        self.factory, self.limits = factory, limits
+    def __init__(self, server: web.Server, limits: Limits) -> None:
+        self.server, self.limits = server, limits
         self.conns: dict[int, _Conn] = {}
         self.refused = 0
         self.timed_out = 0
@@ -66,28 +85,22 @@ class Guard:
         if len(self.conns) >= self.limits.max_connections:
             self.refused += 1
             return _Refuser()
-        proto: Any = self.factory()
-        made, lost, received = proto.connection_made, proto.connection_lost, proto.data_received
+        server: Any = self.server
+        handler = _GuardedHandler(server, loop=server._loop, **server._kwargs)
+        handler.jf_guard = self
+        return handler
 
-        def connection_made(transport: asyncio.BaseTransport) -> None:
-            assert isinstance(transport, asyncio.Transport)
-            self.conns[id(transport)] = _Conn(transport, asyncio.get_running_loop().time())
-            proto._guard_key = id(transport)
-            made(transport)
+    def opened(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.conns[id(transport)] = _Conn(transport, asyncio.get_running_loop().time())
 
-        def data_received(data: bytes) -> None:
-            conn = self.conns.get(proto._guard_key)
-            if conn is not None and conn.waiting_since is not None and conn.first_byte is None:
-                conn.first_byte = asyncio.get_running_loop().time()
-            received(data)
+    def received(self, transport: object) -> None:
+        conn = self.conns.get(id(transport))
+        if conn is not None and conn.waiting_since is not None and conn.first_byte is None:
+            conn.first_byte = asyncio.get_running_loop().time()
 
-        def connection_lost(exc: BaseException | None) -> None:
-            self.conns.pop(getattr(proto, "_guard_key", -1), None)
-            lost(exc)
-
-        proto.connection_made, proto.data_received = connection_made, data_received
-        proto.connection_lost = connection_lost
-        return proto  # type: ignore[no-any-return]
+    def closed(self, transport: object) -> None:
+        self.conns.pop(id(transport), None)
 
     def begin(self, transport: Any) -> None:
         conn = self.conns.get(id(transport))

@@ -97,7 +97,8 @@ async def serve(settings: Settings, state: State, *, host: str, port: int,
         state.guard = site.guard
         feed = asyncio.create_task(run_feed(settings, state.window, state.hub, state.feed,
                                             from_beginning=from_beginning,
-                                            record=state.record))
+                                            record=state.record,
+                                            decisions=state.decisions))
         bound = runner.addresses[0]
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         closed = "  (token required)" if state.access.closed else ""
