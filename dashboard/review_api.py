@@ -23,6 +23,7 @@ from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
 from dashboard.state import STATE, State, json_response
 from dashboard.window import FILTERS, JOBS, RESULTS
 from dashboard.writer import WriteFailed
+from schemas.calibration import Adjudication
 from schemas.chart_review import cell_key
 
 MAX_BODY = 64 * 1024
@@ -123,17 +124,21 @@ async def save(request: web.Request) -> web.Response:
         except DecisionError as exc:
             return json_response({"error": str(exc)}, exc.status)
         if not retry:
-            try:
-                if state.writer is None:
-                    raise WriteFailed("no writer")
-                await state.writer.send(adjudication)
+            try:  # shielded: a reviewer who closes the tab mid-save still gets it recorded
+                await asyncio.shield(_write(state, adjudication))
             except WriteFailed:
                 return json_response({"error": "the broker did not acknowledge the decision: "
                                       "it is not saved; try again"}, 503)
-            state.record(adjudication.model_dump(mode="json"))
     return json_response({"adjudication_id": adjudication.adjudication_id,
                           "supersedes": adjudication.supersedes, "adjudicator": reviewer,
                           "decision": adjudication.decision, "retry": retry}, 201)
+
+
+async def _write(state: State, adjudication: Adjudication) -> None:
+    if state.writer is None:
+        raise WriteFailed("no writer")
+    await state.writer.send(adjudication)
+    state.record(adjudication.model_dump(mode="json"))
 
 
 def add_routes(app: web.Application) -> None:

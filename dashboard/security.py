@@ -22,6 +22,7 @@ from collections.abc import Awaitable, Callable, Iterable
 
 from aiohttp import web
 from aiohttp.abc import AbstractAccessLogger
+from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Middleware
 
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -98,7 +99,10 @@ class AccessLogger(AbstractAccessLogger):
     def log(self, request: web.BaseRequest, response: web.StreamResponse,
             time: float) -> None:
         route = "-"
-        match = getattr(request, "match_info", None)
+        try:
+            match = getattr(request, "match_info", None)
+        except AssertionError:  # a request aiohttp could not parse has no route at all
+            match = None
         resource = match.route.resource if match is not None else None
         if resource is not None:
             route = resource.canonical
@@ -119,8 +123,12 @@ class ServerLogFilter(logging.Filter):
         if isinstance(exc, GONE) or "ClientConnectionReset" in type(exc).__name__:
             return False
         kind = type(exc).__name__ if exc is not None else "no exception"
-        record.msg, record.args, record.exc_info, record.exc_text = (
-            f"request failed ({kind})", (), None, None)
+        if isinstance(exc, HttpProcessingError):  # the client's mistake, answered with a 4xx
+            record.levelno, record.levelname = logging.INFO, "INFO"
+            record.msg = f"bad request ({kind})"
+        else:
+            record.msg = f"request failed ({kind})"
+        record.args, record.exc_info, record.exc_text = (), None, None
         record.stack_info = None
         return True
 

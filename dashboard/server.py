@@ -83,7 +83,8 @@ async def serve(settings: Settings, state: State, *, host: str, port: int,
     quiet_server_logs()
     runner = web.AppRunner(create_app(state), access_log_class=AccessLogger,
                            access_log=access_log, handle_signals=False,
-                           keepalive_timeout=state.limits.idle_timeout)
+                           keepalive_timeout=state.limits.idle_timeout,
+                           handler_cancellation=True)  # a page that left frees its stream
     await runner.setup()
     stop = stop or asyncio.Event()
     loop = asyncio.get_running_loop()
