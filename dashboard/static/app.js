@@ -72,6 +72,8 @@ function addOption(name, value) {
   select.appendChild(opt);
 }
 
+const KIND = {disagreement: "disagreement", low_confidence: "low confidence", type_drift: "type drift"};
+
 function rowNode(row) {
   const tr = el("tr");
   tr.dataset.id = row.id;
@@ -82,7 +84,7 @@ function rowNode(row) {
   if (row.state === "decided") status.appendChild(el("span", " decided", "muted"));
   tr.appendChild(status);
   for (const key of ["field_id", "patient_id", "kind"]) {
-    const td = el("td", row[key]);
+    const td = el("td", key === "kind" ? KIND[row.kind] || row.kind : row[key]);
     td.title = row[key];
     tr.appendChild(td);
   }
@@ -91,7 +93,7 @@ function rowNode(row) {
   answers.title = answers.textContent;
   tr.appendChild(answers);
   tr.appendChild(el("td", show(row.suggested_answer), "suggestion"));
-  const judged = el("td", when(row.judged_at));
+  const judged = el("td", when(row.judged_at).slice(5));  // "12-01 14:03": the year is in the title
   judged.title = row.judged_at || "";
   tr.appendChild(judged);
   tr.addEventListener("click", () => openCell(row.id, tr));

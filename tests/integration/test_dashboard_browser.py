@@ -197,3 +197,34 @@ async def test_calibration_table_shows_the_newest_record_per_criterion_and_versi
                      "10.0%", "0.0200", "—"]
     assert await pg.is_hidden("#view-queue") and await pg.is_hidden("#view-debriefs")
     assert await pg.is_hidden("#calibration-empty")
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+async def test_the_queue_and_the_form_fit_without_horizontal_scrolling(
+        page: tuple[Any, Any, str], size: tuple[int, int]) -> None:
+    pg, settings, _ = page
+    await pg.set_viewport_size({"width": size[0], "height": size[1]})
+    long = "x" * 300
+    await send(settings, settings.topics.judge_jobs, [
+        {"job_id": f"job-w{i}", "answers": [
+            {"agent_id": "default", "answer": [long] * 5, "confidence": "high"},
+            {"agent_id": "skeptical", "answer": long, "confidence": 0.2}]} for i in range(30)])
+    await send(settings, settings.topics.judge_results, [
+        result(f"w{i}", f"p-{i}", field_id="criterion_" + "y" * 80,
+               analysis={**result("x")["analysis"], "suggested_answer": long})
+        for i in range(30)])
+    await expect(pg.locator("#queue tbody tr")).to_have_count(30)
+    await pg.click("#queue tbody tr:first-child")
+    await pg.wait_for_selector("#detail:not([hidden]) #final-answer")
+    widths = await pg.evaluate("""() => {
+        const q = document.getElementById('queue-section'), d = document.getElementById('detail');
+        return {page: document.documentElement.scrollWidth, view: window.innerWidth,
+                queue: q.scrollWidth, queueBox: q.clientWidth, detail: d.scrollWidth,
+                detailBox: d.clientWidth, queueRight: q.getBoundingClientRect().right,
+                detailLeft: d.getBoundingClientRect().left,
+                pageHeight: document.documentElement.scrollHeight, viewHeight: innerHeight};
+    }""")
+    assert widths["page"] <= widths["view"], widths
+    assert widths["queue"] <= widths["queueBox"] and widths["detail"] <= widths["detailBox"]
+    assert widths["queueRight"] <= widths["detailLeft"], widths  # side by side
+    assert widths["pageHeight"] <= widths["viewHeight"], widths  # the panes scroll, not the page
