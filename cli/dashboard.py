@@ -18,7 +18,7 @@ DEFAULT_PORT = 8765
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help=f"address to bind (default 127.0.0.1; any other address needs "
-                   f"${TOKEN_ENV}, at least 16 characters)")
+                   f"${TOKEN_ENV} (16+ characters) or --reviewers, and TLS)")
     p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 = a free port)")
     p.add_argument("--from-beginning", action="store_true",

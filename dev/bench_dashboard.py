@@ -88,6 +88,8 @@ def pct(values: list[float], q: float) -> float:
 async def latency(pw: Any, s: Settings, work: Path) -> None:
     proc, url = start_dashboard(s, work / "dashboard.log", ["--port", "0"])
     context, page = await open_page(pw, url, work)
+    # the demo's sample adjudications decide every cell: show decided cells as well
+    await page.select_option("select[name=state]", "all")
     try:
         with workers(s, work):
             for topic, path, raw in input_batches(s):
@@ -135,7 +137,7 @@ new MutationObserver(() => {
 
 def fake(i: int) -> tuple[bytes, bytes, bytes]:
     rid, job = f"r{i:06d}", f"j{i:06d}"
-    patient, field = f"p{i // 20}", FIELDS[i % len(FIELDS)]  # 10,000 distinct cells
+    patient, field = f"p{i // len(FIELDS)}", FIELDS[i % len(FIELDS)]  # n distinct cells
     key = f"t1|{patient}|{field}".encode()
     result = {"result_id": rid, "job_id": job, "task_id": "t1", "patient_id": patient,
               "field_id": field, "kind": "disagreement",
