@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
 import sys
+from pathlib import Path
 
 from cli.argtypes import port, positive_int
-from dashboard.security import TOKEN_ENV, check_bind
-from dashboard.serve import serve
+from dashboard.security import TOKEN_ENV
+from dashboard.server import add_reviewer_command, prepare, serve
 from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 
@@ -20,13 +20,34 @@ DEFAULT_PORT = 8765
 def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--host", default="127.0.0.1",
                    help=f"address to bind (default 127.0.0.1; any other address needs "
-                   f"${TOKEN_ENV}, at least 16 characters)")
+                   f"${TOKEN_ENV} (16+ characters) or --reviewers, and TLS)")
     p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 = a free port)")
     p.add_argument("--from-beginning", action="store_true",
                    help="read the topics from their beginning (default: only new records)")
     p.add_argument("--window", type=positive_int, default=5000, metavar="N",
                    help="keep the newest N records per topic in memory (default 5000)")
+    add_review_arguments(p)
+
+
+def add_review_arguments(p: argparse.ArgumentParser) -> None:
+    """Reviewers, TLS and the limits a page on a network needs (docs/api.md)."""
+    p.add_argument("--reviewers", type=Path, metavar="FILE",
+                   help="reviewer tokens: lines '<name> sha256:<hex of the token>' "
+                   "(or $JUDGEFLOW_DASHBOARD_REVIEWERS_FILE)")
+    p.add_argument("--add-reviewer", metavar="NAME",
+                   help="add NAME with a new token to --reviewers FILE, print the token, exit")
+    p.add_argument("--tls-cert", type=Path, metavar="PEM",
+                   help="serve HTTPS with this certificate chain (needs --tls-key); any "
+                   "address other than loopback requires TLS")
+    p.add_argument("--tls-key", type=Path, metavar="PEM", help="the certificate's key")
+    p.add_argument("--allowed-host", action="append", metavar="NAME",
+                   help="a Host name the page answers besides localhost/127.0.0.1/::1 and "
+                   "the bound address (repeatable; e.g. the proxy's public name)")
+    p.add_argument("--max-connections", type=positive_int, default=256, metavar="N",
+                   help="open connections at most; more get 503 (default 256)")
+    p.add_argument("--max-streams", type=positive_int, default=64, metavar="N",
+                   help="live pages (event streams) at most; more get 503 (default 64)")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -42,17 +63,15 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    token = os.environ.get(TOKEN_ENV) or None
+    if getattr(args, "add_reviewer", None):
+        return ExitCode(add_reviewer_command(args))
     try:
-        check_bind(args.host, token)
-        if args.window < 1:
-            raise ValueError("--window must be at least 1")
+        state, tls = prepare(args, settings)
     except ValueError as exc:
         raise CommandError(f"dashboard: {exc}") from None
     try:
-        asyncio.run(serve(settings, host=args.host, port=args.port,
-                          from_beginning=args.from_beginning, window=args.window,
-                          token=token, out=sys.stdout))
+        asyncio.run(serve(settings, state, host=args.host, port=args.port,
+                          from_beginning=args.from_beginning, out=sys.stdout, tls=tls))
     except (OSError, OverflowError) as exc:
         raise CommandError(f"dashboard: cannot listen on {args.host}:{args.port}: "
                            f"{getattr(exc, 'strerror', None) or exc}", ExitCode.FAILURE) from None

@@ -14,13 +14,15 @@ from typing import get_origin
 from pydantic import BaseModel
 
 from agents.settings import Settings
+from dashboard.identity import KEY_ENV, REVIEWERS_ENV, USER_HEADER_ENV
 from dashboard.security import TOKEN_ENV
 from streams.logsafety import UNSAFE_ENV
 
 PREFIX = "JUDGEFLOW_"
 #: Names read outside Settings on purpose: a secret read by one command, the PHI escape
 #: hatch read before logging starts, the bootstrap script's switch.
-OUTSIDE_SETTINGS = frozenset({TOKEN_ENV, UNSAFE_ENV, "JUDGEFLOW_SKIP_SYSTEM_DEPS"})
+OUTSIDE_SETTINGS = frozenset({TOKEN_ENV, UNSAFE_ENV, "JUDGEFLOW_SKIP_SYSTEM_DEPS",
+                              USER_HEADER_ENV, REVIEWERS_ENV, KEY_ENV})
 #: Prefixes left to the test suite and dev tools (``JUDGEFLOW_TEST_BROKER``, ...).
 OUTSIDE_PREFIXES = ("JUDGEFLOW_TEST_",)
 

@@ -2,5 +2,5 @@
 
 Layering: schemas <- streams <- agents <- dashboard. The pure core (:mod:`dashboard.window`,
 :mod:`dashboard.excerpt`, :mod:`dashboard.stats`) imports neither aiohttp nor aiokafka; the
-edges (:mod:`dashboard.consumer`, :mod:`dashboard.web`, :mod:`dashboard.serve`) are thin.
+edges (:mod:`dashboard.consumer`, :mod:`dashboard.web`, :mod:`dashboard.server`) are thin.
 """

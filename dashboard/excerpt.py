@@ -54,3 +54,35 @@ def evidence_excerpts(store: ChartStore, patient_id: str,
             "note": None if text is None else cut(text, offsets),
         })
     return out
+
+
+def segments(text: str, spans: list[tuple[int, int]]) -> list[dict[str, Any]]:
+    """``text`` cut into plain and highlighted runs (overlapping spans merged)."""
+    out: list[dict[str, Any]] = []
+    pos = 0
+    for start, end in sorted((max(0, s), min(len(text), e)) for s, e in spans):
+        if end <= pos or start >= len(text):
+            continue
+        start = max(start, pos)
+        if start > pos:
+            out.append({"text": text[pos:start], "mark": False})
+        out.append({"text": text[start:end], "mark": True})
+        pos = end
+    if pos < len(text):
+        out.append({"text": text[pos:], "mark": False})
+    return out
+
+
+def cited_notes(store: ChartStore, patient_id: str, pointers: Any) -> list[dict[str, Any]]:
+    """Each note the judge cites, whole, with every cited span of it highlighted."""
+    spans: dict[str, list[tuple[int, int]]] = {}
+    for pointer in pointers if isinstance(pointers, list | tuple) else ():
+        if isinstance(pointer, Mapping) and isinstance(pointer.get("note_id"), str):
+            offsets = _offsets(pointer.get("offsets"))
+            spans.setdefault(pointer["note_id"], []).extend([offsets] if offsets else [])
+    out = []
+    for note_id, found in spans.items():
+        text = store.note(patient_id, note_id) if isinstance(patient_id, str) else None
+        out.append({"note_id": note_id,
+                    "segments": None if text is None else segments(text, found)})
+    return out

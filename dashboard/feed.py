@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -20,8 +21,14 @@ import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
+from dashboard.decisions import Decisions
+from dashboard.queue import queue_row
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
+from schemas.chart_review import cell_key
 from streams.settings import Settings
+
+ADJUDICATIONS = "adjudications"
+Record = Callable[[Any], None]
 
 log = logging.getLogger(__name__)
 
@@ -83,23 +90,31 @@ class Backoff:
 def stream_topics(settings: Settings) -> dict[str, str]:
     t = settings.topics
     return {t.judge_results: RESULTS, t.judge_jobs: JOBS, t.case_evaluations: EVALUATIONS,
-            t.calibration: CALIBRATION}
+            t.calibration: CALIBRATION, t.adjudications: ADJUDICATIONS}
 
 
 def absorb(window: Window, hub: Hub, stream: str, raw: bytes | None,
-           status: FeedStatus) -> None:
-    """Decode -> store -> tell the pages. Pure apart from the hub."""
+           status: FeedStatus, record: Record | None = None,
+           decisions: Decisions | None = None) -> None:
+    """Decode -> store -> tell the pages. Pure apart from the hub. Adjudications go to
+    ``record`` (the decisions; it tells the pages itself)."""
     status.records += 1
     try:
         value = orjson.loads(raw or b"")
     except orjson.JSONDecodeError:
         status.undecodable += 1
         return
+    if stream == ADJUDICATIONS:
+        if record is not None:
+            record(value)
+        return
     rid = window.add(stream, value)
     if rid is None:
         status.undecodable += 1
     elif stream == RESULTS:
-        hub.publish("result", window.row(rid))
+        hub.publish("result", window.row(rid) if decisions is None else queue_row(
+            window, decisions, cell_key(*(str(value.get(k, "")) for k in (
+                "task_id", "patient_id", "field_id"))), window.seq(RESULTS, rid), value))
     elif stream in (EVALUATIONS, CALIBRATION):
         hub.publish(stream, {})
 
@@ -110,10 +125,12 @@ async def _partitions(consumer: AIOKafkaConsumer, topics: list[str]) -> set[Topi
 
 
 async def _refresh(consumer: AIOKafkaConsumer, topics: list[str], current: set[TopicPartition],
-                   from_beginning: bool, first: bool) -> set[TopicPartition]:
+                   from_beginning: bool, first: bool,
+                   whole: frozenset[str] = frozenset()) -> set[TopicPartition]:
     """Follow partitions that appeared since the last look. ``assign`` starts a new
     assignment (positions forgotten), so it is called only when the set changed, and the
-    partitions already followed are put back where they were."""
+    partitions already followed are put back where they were. Topics in ``whole`` are
+    always read from their beginning (the decisions: which cells are done)."""
     found = await _partitions(consumer, topics)
     if found == current or not found:
         return current
@@ -125,7 +142,11 @@ async def _refresh(consumer: AIOKafkaConsumer, topics: list[str], current: set[T
     if from_beginning or not first:
         await consumer.seek_to_beginning(*new)  # a topic that appeared later: all of it is new
     else:
-        await consumer.seek_to_end(*new)
+        from_start = {tp for tp in new if tp.topic in whole}
+        if from_start:
+            await consumer.seek_to_beginning(*from_start)
+        if new - from_start:
+            await consumer.seek_to_end(*(new - from_start))
     log.info("following %d partition(s)", len(found))
     return found
 
@@ -140,8 +161,10 @@ async def _wait(status: FeedStatus, pause: Backoff, what: str, exc: KafkaError) 
 
 async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedStatus, *,
                    from_beginning: bool, rescan_seconds: float = 2.0,
+                   record: Record | None = None, decisions: Decisions | None = None,
                    backoff: Backoff | None = None) -> None:
     by_topic = stream_topics(settings)
+    whole = frozenset({settings.topics.adjudications})
     status.topics = list(by_topic)
     consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
                                 group_id=None, enable_auto_commit=False,
@@ -162,7 +185,7 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
             try:
                 if loop.time() >= next_scan:
                     current = await _refresh(consumer, list(by_topic), current,
-                                             from_beginning, first)
+                                             from_beginning, first, whole)
                     first = False
                     status.assigned = len(current)
                     status.scans += 1
@@ -173,7 +196,8 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                 batch = await consumer.getmany(timeout_ms=500, max_records=2000)
                 for tp, records in batch.items():
                     for rec in records:
-                        absorb(window, hub, by_topic[tp.topic], rec.value, status)
+                        absorb(window, hub, by_topic[tp.topic], rec.value, status, record,
+                               decisions)
                 pause.reset()
             except KafkaError as exc:
                 await _wait(status, pause, "Kafka error while following", exc)

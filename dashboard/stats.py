@@ -44,13 +44,32 @@ def _rate(value: Any) -> Any:
     return value.get("rate") if isinstance(value, dict) else value
 
 
+def _counts(value: Any) -> str | None:
+    if isinstance(value, dict) and isinstance(value.get("n"), int):
+        return f"{value.get('hits')}/{value['n']}"
+    return None
+
+
+def _confusion(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    labels, counts = value.get("labels"), value.get("counts")
+    if not isinstance(labels, list) or not isinstance(counts, list) or len(counts) != len(
+            labels) or not all(isinstance(c, list) and len(c) == len(labels) for c in counts):
+        return None
+    return {"labels": labels, "counts": counts}
+
+
 def calibration_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
     """The columns the page shows from ``CalibrationRecord``s (whatever else they carry);
     sorted by criterion and version."""
     rows = [{"task_id": r.get("task_id"), "field_id": r.get("field_id"),
              "prompt_version": r.get("prompt_version"),
+             "judged": r.get("cells_judged"),
              "n": r.get("cells_adjudicated", r.get("n")),
              "accuracy": _rate(r.get("answer_accuracy", r.get("accuracy"))),
+             "accuracy_counts": _counts(r.get("answer_accuracy")),
+             "confusion": _confusion(r.get("confusion")),
              "kappa": r.get("classification_kappa", r.get("kappa")),
              "fallback": _rate(r.get("fallback")),
              "cost_usd": r.get("cost_usd")} for r in records]

@@ -1,5 +1,7 @@
 """The aiohttp application: a static page, a small JSON API over the window, and SSE.
 
+The reviewer's routes (queue, cell, save) are in :mod:`dashboard.review_api`.
+
 The page (``static/``) is plain files; every value from an event reaches the browser as
 JSON and is rendered with ``textContent``, never parsed as HTML.
 """
@@ -8,51 +10,31 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 import orjson
 from aiohttp import web
 
-from agents.context.charts import ChartStore
-from dashboard.excerpt import evidence_excerpts
-from dashboard.feed import FeedStatus, Hub
-from dashboard.security import add_headers, auth_middleware
+from dashboard.limits import request_started
+from dashboard.review_api import add_routes
+from dashboard.security import add_headers, host_middleware
+from dashboard.sessions import auth_middleware, csrf_cookie
+from dashboard.state import STATE, State, json_response
 from dashboard.stats import calibration_rows, cost_by_version
-from dashboard.window import (
-    CALIBRATION,
-    EVALUATIONS,
-    FILTERS,
-    RESULTS,
-    Window,
-    correctness,
-    debrief_cards,
-)
+from dashboard.window import CALIBRATION, EVALUATIONS, FILTERS, RESULTS, debrief_cards
 
+__all__ = ["State", "create_app"]
 STATIC = Path(__file__).resolve().parent / "static"
 MAX_ROWS = 500
 KEEPALIVE_SECONDS = 15.0
-
-
-@dataclass
-class State:
-    window: Window
-    charts: ChartStore
-    hub: Hub
-    feed: FeedStatus
-
-
-STATE = web.AppKey("state", State)
-
-
-def _json(data: Any, status: int = 200) -> web.Response:
-    return web.Response(body=orjson.dumps(data), status=status,
-                        content_type="application/json")
+_json = json_response
 
 
 async def index(request: web.Request) -> web.StreamResponse:
-    return web.FileResponse(STATIC / "index.html")
+    response = web.FileResponse(STATIC / "index.html")
+    csrf_cookie(request, response)
+    return response
 
 
 async def no_icon(request: web.Request) -> web.Response:
@@ -64,25 +46,6 @@ async def rows(request: web.Request) -> web.Response:
     filters = {k: v for k, v in request.query.items() if k in FILTERS}
     return _json({"rows": state.window.rows(filters, limit=MAX_ROWS),
                   "facets": state.window.facets(), "max_rows": MAX_ROWS})
-
-
-async def cell(request: web.Request) -> web.Response:
-    state = request.app[STATE]
-    result = state.window.get(RESULTS, request.match_info["rid"])
-    if result is None:
-        return _json({"error": "not in the window"}, status=404)
-    raw = result.get("analysis")
-    analysis: dict[str, Any] = raw if isinstance(raw, dict) else {}
-    return _json({
-        "row": state.window.row(request.match_info["rid"]),
-        "reasoning": analysis.get("reasoning"),
-        "agent_correctness": correctness(result),
-        "evidence": evidence_excerpts(state.charts, result.get("patient_id", ""),
-                                      analysis.get("evidence_pointers")),
-        "validation": result.get("validation") or [],
-        "provider": result.get("provider"), "model": result.get("model"),
-        "usage": result.get("usage"), "latency_ms": result.get("latency_ms"),
-    })
 
 
 CARD_FIELDS = ("evaluation_id", "request_id", "case_id", "global_rating", "domain_scores",
@@ -105,17 +68,24 @@ async def stats(request: web.Request) -> web.Response:
 
 async def health(request: web.Request) -> web.Response:
     state = request.app[STATE]
-    return _json({"feed": asdict(state.feed), "window": len(state.window)})
+    guard = state.guard
+    return _json({"feed": asdict(state.feed), "window": len(state.window),
+                  "adjudications": len(state.decisions), "streams": len(state.hub.clients),
+                  "connections": len(guard.conns) if guard else None,
+                  "refused": guard.refused if guard else None})
 
 
 async def events(request: web.Request) -> web.StreamResponse:
     """Server-sent events: ``result`` carries the new row; others say "re-read"."""
-    hub = request.app[STATE].hub
+    state = request.app[STATE]
+    hub = state.hub
+    if len(hub.clients) >= state.limits.max_streams:
+        return _json({"error": "too many live pages open"}, 503)
     response = web.StreamResponse(headers={"Content-Type": "text/event-stream",
                                            "X-Accel-Buffering": "no"})
-    await response.prepare(request)
-    queue = hub.subscribe()
+    queue = hub.subscribe()  # counted before the first await: the cap holds under a burst
     try:
+        await response.prepare(request)
         await response.write(b"retry: 1000\n: connected\n\n")
         while True:
             try:
@@ -128,8 +98,8 @@ async def events(request: web.Request) -> web.StreamResponse:
             name, data = item
             await response.write(b"event: " + name.encode() + b"\ndata: "
                                  + orjson.dumps(data) + b"\n\n")
-    except ConnectionResetError:
-        pass
+    except (ConnectionResetError, ConnectionError):
+        pass  # the page went away
     finally:
         hub.unsubscribe(queue)
         with contextlib.suppress(Exception):
@@ -137,8 +107,10 @@ async def events(request: web.Request) -> web.StreamResponse:
     return response
 
 
-def create_app(state: State, token: str | None) -> web.Application:
-    app = web.Application(middlewares=[auth_middleware(token)])
+def create_app(state: State) -> web.Application:
+    app = web.Application(client_max_size=64 * 1024, middlewares=[
+        host_middleware(state.allowed_hosts), request_started(lambda r: state.guard),
+        auth_middleware(state.access)])
     app[STATE] = state
     app.on_response_prepare.append(add_headers)
     app.router.add_get("/", index)
@@ -146,7 +118,7 @@ def create_app(state: State, token: str | None) -> web.Application:
     app.router.add_static("/static/", STATIC, show_index=False, follow_symlinks=False)
     app.router.add_get("/favicon.ico", no_icon)
     app.router.add_get("/api/rows", rows)
-    app.router.add_get("/api/cell/{rid}", cell)
+    add_routes(app)
     app.router.add_get("/api/debriefs", debriefs)
     app.router.add_get("/api/stats", stats)
     app.router.add_get("/api/health", health)

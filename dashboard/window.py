@@ -66,8 +66,10 @@ class Window:
         rid = record_id(stream, value)
         if rid is None:
             return None
-        if stream == JOBS:  # only the answers a row shows: jobs carry whole agent answers
-            value = {"job_id": rid, "answers": _answers(value)}
+        if stream == JOBS:  # only what the page shows of the agents' whole answers
+            normalized = value.get("normalized")
+            value = {"job_id": rid, "answers": _answers(value),
+                     "normalized": list(normalized) if isinstance(normalized, list) else []}
         items = self._data[stream]
         self._seq += 1
         items.pop(rid, None)
@@ -106,6 +108,19 @@ class Window:
                     break
         return out
 
+    def latest_per_cell(self) -> dict[str, tuple[int, dict[str, Any]]]:
+        """Cell key -> (arrival, value) of its newest result (the one a reviewer verifies)."""
+        out: dict[str, tuple[int, dict[str, Any]]] = {}
+        for entry in self._data[RESULTS].values():
+            v = entry.value
+            out[f"{_text(v.get('task_id'))}|{_text(v.get('patient_id'))}|"
+                f"{_text(v.get('field_id'))}"] = (entry.seq, v)
+        return out
+
+    def seq(self, stream: str, rid: str) -> int:
+        entry = self._data[stream].get(rid)
+        return entry.seq if entry else 0
+
     def facets(self) -> dict[str, list[str]]:
         """Distinct values of every filter over the window, for the filter menus."""
         seen: dict[str, set[str]] = {k: set() for k in FILTERS}
@@ -117,7 +132,21 @@ class Window:
         return {k: sorted(v) for k, v in seen.items()}
 
 
+MAX_QUOTES = 5
+MAX_TEXT = 4000
+
+
+def _quotes(evidence: Any) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for item in evidence if isinstance(evidence, list) else ():
+        if isinstance(item, dict) and len(out) < MAX_QUOTES:
+            out.append({"note_id": _text(item.get("note_id")),
+                        "quote": _text(item.get("quote"))[:MAX_TEXT]})
+    return out
+
+
 def _answers(job: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """Each agent's answer under its own id, with its rationale and quotes."""
     if not job:
         return []
     out = []
@@ -125,7 +154,10 @@ def _answers(job: Mapping[str, Any] | None) -> list[dict[str, Any]]:
         if isinstance(answer, dict):
             out.append({"agent_id": _text(answer.get("agent_id")),
                         "answer": answer.get("answer"),
-                        "confidence": answer.get("confidence")})
+                        "confidence": answer.get("confidence"),
+                        "rationale": _text(answer.get("rationale"))[:MAX_TEXT],
+                        "low_confidence_reason": _text(answer.get("low_confidence_reason")),
+                        "quotes": _quotes(answer.get("evidence"))})
     return out
 
 
@@ -143,6 +175,11 @@ def correctness(result: Mapping[str, Any]) -> str | None:
     raw = result.get("analysis")
     label = raw.get("agent_correctness") if isinstance(raw, dict) else None
     return name_agents(label if isinstance(label, str) else None, reviewer_ids(result))
+
+
+def _brief(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """What a queue row shows of the answers (the detail has the rest)."""
+    return [{k: a.get(k) for k in ("agent_id", "answer", "confidence")} for a in answers]
 
 
 def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict[str, Any]:
@@ -163,7 +200,7 @@ def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict
         # reviewers by agent id (``skeptical_error``), the positional label for older results
         "classification_hint": name_agents(analysis.get("classification_hint"), agents),
         "agents": list(agents),
-        "answers": _answers(job),
+        "answers": _brief(job.get("answers") or []) if job else [],
         "judged_at": _text(result.get("judged_at")),
     }
 

@@ -5,7 +5,11 @@
    start. For every judge result: its Kafka record timestamp (stamped when the judge sent it)
    to the moment its row was inserted into the page (a MutationObserver in the page).
 2. Memory: the dashboard with ``--window 10000`` after 10,000 judge results (and their
-   10,000 jobs) were produced: its resident set size, and the page's JS heap.
+   10,000 jobs) of 10,000 distinct cells were produced, all pending: its resident set size,
+   the page's JS heap and how long ``GET /api/queue`` takes over them.
+3. Saves: a reviewer (token from a reviewers file) saves 50 decisions from that queue; for
+   each, the click on "Save" to the page showing "saved" (the broker acknowledged the
+   adjudication), measured inside the page.
 
     .venv/bin/python dev/bench_dashboard.py
 """
@@ -26,6 +30,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.settings import Settings
 from cli.produce import produce
+from dashboard.identity import add_reviewer
 from streams.topics import ensure_topics, read_to_end, send_all
 from tools.broker import EmbeddedBroker
 from tools.browser import launch
@@ -43,6 +48,13 @@ new MutationObserver((muts) => {
 """
 
 
+def expect(locator: Any) -> Any:
+    """playwright's own waiting (the page's CSP forbids the eval wait_for_function needs)."""
+    from playwright.async_api import expect as pw_expect
+
+    return pw_expect(locator)
+
+
 async def wait_until(check: Any, timeout: float, what: str) -> Any:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
@@ -53,16 +65,17 @@ async def wait_until(check: Any, timeout: float, what: str) -> Any:
     raise SystemExit(f"timed out waiting for {what}")
 
 
-async def open_page(pw: Any, url: str, work: Path) -> tuple[Any, Any]:
-    context = await launch(pw, work / "profile")
+async def open_page(pw: Any, url: str, work: Path,
+                    token: str | None = None) -> tuple[Any, Any]:
+    context = await launch(pw, work / ("profile-" + ("rev" if token else "ro")))
     page = await context.new_page()
-    await page.add_init_script(OBSERVER)
-    await page.goto(url)
+    await page.add_init_script(OBSERVER + SAVE_TIMER)
+    await page.goto(url + (f"auth?token={token}" if token else ""))
     await page.wait_for_selector("body[data-ready='1']")
 
     async def assigned() -> bool:
         health = await (await page.request.get(url + "api/health")).json()
-        return bool(health["feed"]["assigned"] >= 12)
+        return bool(health["feed"]["assigned"] >= 15)
     await wait_until(assigned, 60, "the feed")
     return context, page
 
@@ -74,6 +87,8 @@ def pct(values: list[float], q: float) -> float:
 async def latency(pw: Any, s: Settings, work: Path) -> None:
     proc, url = start_dashboard(s, work / "dashboard.log", ["--port", "0"])
     context, page = await open_page(pw, url, work)
+    # the demo's sample adjudications decide every cell: show decided cells as well
+    await page.select_option("select[name=state]", "all")
     try:
         with workers(s, work):
             for topic, path, raw in input_batches(s):
@@ -103,11 +118,28 @@ def rss_mib(pid: int) -> float:
     return float("nan")
 
 
+#: Criteria of the sample skill (so that a save can be checked against an answer schema).
+FIELDS = ("ace_arb_use", "ckd_dx", "insulin_use", "on_sglt2i", "t2dm_dx")
+SAVE_TIMER = """
+window.__saves = [];
+document.addEventListener('click', (e) => {
+  if (e.target && e.target.id === 'save') window.__clicked = performance.now();
+}, true);
+new MutationObserver(() => {
+  const s = document.getElementById('save-status');
+  if (s && s.textContent === 'saved' && window.__clicked) {
+    window.__saves.push(performance.now() - window.__clicked); window.__clicked = 0;
+  }
+}).observe(document, {childList: true, subtree: true, characterData: true});
+"""
+
+
 def fake(i: int) -> tuple[bytes, bytes, bytes]:
     rid, job = f"r{i:06d}", f"j{i:06d}"
-    key = f"t1|p{i % 500}|f{i % 20}".encode()
-    result = {"result_id": rid, "job_id": job, "task_id": "t1", "patient_id": f"p{i % 500}",
-              "field_id": f"f{i % 20}", "kind": "disagreement",
+    patient, field = f"p{i // len(FIELDS)}", FIELDS[i % len(FIELDS)]  # n distinct cells
+    key = f"t1|{patient}|{field}".encode()
+    result = {"result_id": rid, "job_id": job, "task_id": "t1", "patient_id": patient,
+              "field_id": field, "kind": "disagreement",
               "status": ("ok", "flagged", "fallback")[i % 3], "prompt_version": "v1",
               "analysis": {"suggested_answer": "yes", "reasoning": "x" * 300,
                            "evidence_pointers": [{"note_id": "n1", "what_to_look_for": "y" * 40,
@@ -122,10 +154,12 @@ def fake(i: int) -> tuple[bytes, bytes, bytes]:
     return key, orjson.dumps(result), orjson.dumps({"job_id": job, "answers": answers})
 
 
-async def memory(pw: Any, s: Settings, work: Path, n: int = 10_000) -> None:
-    proc, url = start_dashboard(s, work / "dashboard-mem.log", ["--port", "0", "--window",
-                                                                str(n)])
-    context, page = await open_page(pw, url, work)
+async def memory(pw: Any, s: Settings, work: Path, n: int = 10_000, saves: int = 50) -> None:
+    reviewers = work / "reviewers.txt"
+    token = add_reviewer(reviewers, "bench")
+    proc, url = start_dashboard(s, work / "dashboard-mem.log", [
+        "--port", "0", "--window", str(n), "--reviewers", str(reviewers)])
+    context, page = await open_page(pw, url, work, token)
     try:
         idle = rss_mib(proc.proc.pid)
         rows = [fake(i) for i in range(n)]
@@ -138,12 +172,27 @@ async def memory(pw: Any, s: Settings, work: Path, n: int = 10_000) -> None:
             health = await (await page.request.get(url + "api/health")).json()
             return bool(health["window"] >= 2 * n)
         await wait_until(full, 300, "the window to fill")
-        await page.wait_for_selector("tr[data-id='r009999']")
+        started = time.perf_counter()
+        queue = await (await page.request.get(url + "api/queue")).json()
+        took = (time.perf_counter() - started) * 1000
+        await page.reload()
+        await page.wait_for_selector("body[data-ready='1']")
         heap = await page.evaluate("performance.memory.usedJSHeapSize") / 2**20
         rows_shown = await page.eval_on_selector_all("#queue tbody tr", "r => r.length")
-        print(f"memory with {n} results + {n} jobs in the window: dashboard RSS "
-              f"{rss_mib(proc.proc.pid):.0f} MiB (idle {idle:.0f} MiB); page JS heap "
-              f"{heap:.1f} MiB with {rows_shown} rows shown")
+        print(f"memory with {queue['total']} pending cells ({n} results + {n} jobs) in the "
+              f"window: dashboard RSS {rss_mib(proc.proc.pid):.0f} MiB (idle {idle:.0f} MiB); "
+              f"GET /api/queue {took:.0f} ms; page JS heap {heap:.1f} MiB with {rows_shown} "
+              "rows shown")
+        for i in range(saves):
+            await page.click("#queue tbody tr:first-child")
+            await page.wait_for_selector("#detail:not([hidden]) #final-answer")
+            await page.click("#save")
+            await page.wait_for_selector("#save-status.saved")
+            await expect(page.locator("#queue tbody tr")).to_have_count(rows_shown - i - 1)
+        lat: list[float] = await page.evaluate("window.__saves")
+        print(f"saves, click -> 'saved' after the broker's ack ({len(lat)} saves, "
+              f"{queue['total']} pending): p50 {pct(lat, 50):.0f} ms, p95 {pct(lat, 95):.0f} "
+              f"ms, max {max(lat):.0f} ms; dashboard RSS after {rss_mib(proc.proc.pid):.0f} MiB")
     finally:
         await context.close()
         proc.stop()
@@ -157,8 +206,10 @@ async def main(broker: EmbeddedBroker, work: Path) -> None:
     async with async_playwright() as pw:
         await latency(pw, s, work)
         mem = s.model_copy(update={"topics": s.topics.model_copy(update={
-            "judge_results": "bench.judge-results", "judge_jobs": "bench.judge-jobs"})})
-        await ensure_topics(mem, extra=["bench.judge-results", "bench.judge-jobs"])
+            "judge_results": "bench.judge-results", "judge_jobs": "bench.judge-jobs",
+            "adjudications": "bench.adjudications"})})
+        await ensure_topics(mem, extra=["bench.judge-results", "bench.judge-jobs",
+                                        "bench.adjudications"])
         await memory(pw, mem, work)
     print(f"logs in {work}")
 

@@ -1,8 +1,11 @@
-"""Take docs/img/dashboard.png from a running review page (e.g. `judgeflow demo --dashboard`).
+"""Take the README's screenshots of the review page over the demo's data.
 
-    .venv/bin/python dev/screenshot_dashboard.py http://127.0.0.1:8765/ docs/img/dashboard.png
+    .venv/bin/python dev/screenshot_dashboard.py [OUT_DIR]     (default docs/img)
 
-Opens the first cell whose evidence has a highlighted excerpt, then captures the page.
+Runs the demo pipeline on an embedded broker (offline judge; the sample adjudications left
+out, so every judged cell is still to do), serves the page with one
+reviewer, and captures ``queue.png`` (the work queue at 1366x768) and ``validate.png`` (the
+validate form for P033 / diabetes_type at 1920x1080, answer overridden, not yet saved).
 """
 
 from __future__ import annotations
@@ -10,34 +13,88 @@ from __future__ import annotations
 import asyncio
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from agents.settings import Settings
+from cli.produce import produce
+from dashboard.identity import add_reviewer
+from streams.sampledata import DATA_DIR
+from streams.topics import ensure_topics, read_to_end
+from tools.broker import EmbeddedBroker
 from tools.browser import launch
+from tools.dashboard_launch import start_dashboard
+from tools.demo.run import demo_settings, input_batches, workers
+
+CELL = ("P033", "diabetes_type")
 
 
-async def main(url: str, out: Path) -> None:
+async def shoot(pw: Any, url: str, token: str, work: Path, out: Path) -> None:
+    context: Any = await launch(pw, work / "profile")
+    page = await context.new_page()
+    await page.set_viewport_size({"width": 1366, "height": 768})
+    await page.goto(url + "auth?token=" + token)
+    await page.wait_for_selector("body[data-ready='1']")
+    await page.wait_for_selector("#queue tbody tr")
+    await page.click("#queue tbody tr:first-child")
+    await page.wait_for_selector("#detail:not([hidden]) #final-answer")
+    await page.screenshot(path=str(out / "queue.png"))
+    queue = await (await page.request.get(url + "api/queue?state=all")).json()
+    rid = next(i["result_id"] for i in queue["items"]
+               if (i["patient_id"], i["field_id"]) == CELL)
+    await page.set_viewport_size({"width": 1920, "height": 1080})
+    await page.select_option("select[name=state]", "all")
+    await page.click(f"#queue tbody tr[data-id='{rid}']")
+    await page.wait_for_selector("#detail:not([hidden]) .note")
+    await page.select_option("#final-answer", '"no_info"')
+    await page.check("input[name=classification][value=agent_a_error]")
+    await page.fill("#decide textarea", "Does not meet criteria for diabetes; the type 2 "
+                    "line is family history.")
+    await page.screenshot(path=str(out / "validate.png"))
+    await context.close()
+
+
+async def _wait_for_results(s: Settings, count: int, timeout: float) -> None:
+    """Poll the results topic until ``count`` results are there (a dev script, not a test)."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        got = [r async for r in read_to_end(s.kafka.bootstrap_servers,
+                                            [s.topics.judge_results], timeout=30)]
+        if len(got) >= count:
+            return
+        await asyncio.sleep(1.0)
+    raise TimeoutError(f"fewer than {count} judge results after {timeout:.0f} s")
+
+
+async def main(broker: EmbeddedBroker, work: Path, out: Path) -> None:
     from playwright.async_api import async_playwright
 
-    async with async_playwright() as pw:
-        context: Any = await launch(pw, Path(tempfile.mkdtemp()) / "profile")
-        page = await context.new_page()
-        await page.set_viewport_size({"width": 1600, "height": 1000})
-        await page.goto(url)
-        await page.wait_for_selector("body[data-ready='1']")
-        rows = await (await page.request.get(url + "api/rows")).json()
-        for row in rows["rows"]:
-            cell = await (await page.request.get(url + "api/cell/" + row["id"])).json()
-            if any(e["note"] and e["note"]["highlight"] for e in cell["evidence"]):
-                await page.click(f"#queue tbody tr[data-id='{row['id']}']")
-                await page.wait_for_selector("#detail:not([hidden]) .excerpt mark")
-                break
-        out.parent.mkdir(parents=True, exist_ok=True)
-        await page.screenshot(path=str(out))
-        await context.close()
+    s = demo_settings(Settings(), broker.bootstrap, work / "state", 5.0, True)
+    await ensure_topics(s)
+    with workers(s, work):  # the sample adjudications stay out: every cell is still to do
+        for topic, path, raw in input_batches(s):
+            if topic != s.topics.adjudications:
+                await produce(s, topic, path.read_bytes().splitlines(), raw)
+        judged = len((DATA_DIR / "adjudications.jsonl").read_bytes().splitlines())
+        await _wait_for_results(s, judged, timeout=300)
+    reviewers = work / "reviewers.txt"
+    token = add_reviewer(reviewers, "reviewer")
+    proc, url = start_dashboard(s, work / "dashboard.log", [
+        "--port", "0", "--from-beginning", "--reviewers", str(reviewers)])
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+        async with async_playwright() as pw:
+            await shoot(pw, url, token, work, out)
+    finally:
+        proc.stop()
+    print(f"wrote {out / 'queue.png'} and {out / 'validate.png'}")
 
 
 if __name__ == "__main__":
-    asyncio.run(main(sys.argv[1], Path(sys.argv[2])))
+    target = Path(sys.argv[1] if len(sys.argv) > 1 else "docs/img")
+    work_dir = Path(tempfile.mkdtemp(prefix="judgeflow-screenshots-"))
+    with EmbeddedBroker(data_dir=work_dir / "broker") as embedded:
+        asyncio.run(main(embedded, work_dir, target))

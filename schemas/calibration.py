@@ -10,10 +10,10 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any, Literal
 
-from pydantic import Field, model_validator
+from pydantic import Field, field_validator, model_validator
 
 from schemas.base import Frozen, SafeId
-from schemas.chart_review import CellKeyed
+from schemas.chart_review import CellKeyed, check_json_value
 
 SCHEMA_VERSION = 1
 
@@ -26,6 +26,10 @@ CLASSIFICATIONS: tuple[str, ...] = (
 #: Which agent(s) the reviewer found right; same tokens as the judge's agent_correctness
 #: (``agent_a`` is the job's first agent: see ``JudgeResult.agents`` for the ids).
 Correctness = Literal["agent_a", "agent_b", "neither", "both", "n_a"]
+#: Whether the reviewer took the judge's suggestion as the final answer or gave another.
+Decision = Literal["accepted", "overridden"]
+#: Longest reviewer comment kept on an adjudication.
+MAX_COMMENT_CHARS = 2000
 
 
 class Adjudication(Frozen, CellKeyed):
@@ -45,6 +49,20 @@ class Adjudication(Frozen, CellKeyed):
     #: Pseudonymous reviewer id (never a name or an e-mail address).
     adjudicator: SafeId
     adjudicated_at: datetime
+    #: Added for the review page (all optional; older adjudications carry none of them).
+    #: A deterministic id of this decision (see dashboard.decisions.adjudication_id): a
+    #: retried save carries the same id, so consumers can drop the duplicate.
+    adjudication_id: str | None = Field(default=None, min_length=1, max_length=64)
+    #: The judge result the reviewer verified (its ``result_id``).
+    result_id: str | None = Field(default=None, min_length=1, max_length=200)
+    #: The judge's suggested answer as the reviewer saw it.
+    suggested_answer: Any = None
+    decision: Decision | None = None
+    comment: str | None = Field(default=None, max_length=MAX_COMMENT_CHARS)
+    #: The ``adjudication_id`` of the cell's earlier decision this one replaces, if any.
+    supersedes: str | None = Field(default=None, min_length=1, max_length=64)
+
+    _final = field_validator("final_answer", "suggested_answer")(check_json_value)
 
     @model_validator(mode="after")
     def _cell_matches(self) -> Adjudication:

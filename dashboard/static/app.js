@@ -5,8 +5,11 @@
 const FILTERS = ["task", "criterion", "kind", "status", "prompt_version"];
 const FIELD = {task: "task_id", criterion: "field_id", kind: "kind", status: "status",
                prompt_version: "prompt_version"};
-let maxRows = 500;
-let selected = null;
+const CLASSES = ["guideline_gap", "agent_a_error", "agent_b_error", "true_ambiguity", "n_a"];
+let maxItems = 500;
+let selected = null;      // result id of the open cell
+let current = null;       // the open cell's data
+let me = {reviewer: null, name: null};
 
 function el(tag, text, cls) {
   const node = document.createElement(tag);
@@ -24,12 +27,25 @@ function token(value) {  // a safe CSS class suffix from an event value
   return /^[a-z_]{1,32}$/.test(String(value)) ? String(value) : "other";
 }
 
+function when(iso) {  // "2026-12-01 14:03" (UTC as given), the full value in the title
+  return iso ? String(iso).slice(0, 16).replace("T", " ") : "—";
+}
+
 async function getJSON(url) {
   const res = await fetch(url, {credentials: "same-origin", cache: "no-store"});
   if (!res.ok) throw new Error(url + ": " + res.status);
   return res.json();
 }
 
+function cookie(name) {
+  for (const part of document.cookie.split(";")) {
+    const [k, ...v] = part.trim().split("=");
+    if (k === name) return v.join("=");
+  }
+  return "";
+}
+
+// ---- the work queue -------------------------------------------------------------------
 function currentFilters() {
   const form = document.getElementById("filters");
   const out = {};
@@ -40,7 +56,11 @@ function currentFilters() {
   return out;
 }
 
+function stateFilter() { return document.getElementById("filters").elements.state.value; }
+
 function matches(row, filters) {
+  const state = stateFilter();
+  if (state !== "all" && row.state !== state) return false;
   return Object.entries(filters).every(([k, v]) => String(row[FIELD[k]] ?? "") === v);
 }
 
@@ -52,55 +72,84 @@ function addOption(name, value) {
   select.appendChild(opt);
 }
 
+const KIND = {disagreement: "disagreement", low_confidence: "low confidence", type_drift: "type drift"};
+
 function rowNode(row) {
   const tr = el("tr");
   tr.dataset.id = row.id;
-  const when = el("td", (row.judged_at || "").slice(11, 19));
-  when.title = row.judged_at || "";
-  tr.appendChild(when);
-  for (const key of ["task_id", "field_id", "patient_id", "kind"]) tr.appendChild(el("td", row[key]));
-  const answers = el("td", null, "answers");
-  for (const a of row.answers || []) {
-    answers.appendChild(el("div", a.agent_id + ": " + show(a.answer) + " (" + show(a.confidence) + ")"));
-  }
-  tr.appendChild(answers);
-  tr.appendChild(el("td", show(row.suggested_answer), "suggestion"));
-  tr.appendChild(el("td", show(row.confidence)));
+  tr.dataset.cell = row.cell;
+  tr.dataset.rank = JSON.stringify(row.rank);
   const status = el("td");
   status.appendChild(el("span", row.status, "status status-" + token(row.status)));
+  if (row.state === "decided") status.appendChild(el("span", " decided", "muted"));
   tr.appendChild(status);
-  tr.appendChild(el("td", show(row.classification_hint)));
+  for (const key of ["field_id", "patient_id", "kind"]) {
+    const td = el("td", key === "kind" ? KIND[row.kind] || row.kind : row[key]);
+    td.title = row[key];
+    tr.appendChild(td);
+  }
+  const answers = el("td", null, "answers");
+  answers.textContent = (row.answers || []).map((a) => a.agent_id + ": " + show(a.answer)).join(" · ");
+  answers.title = answers.textContent;
+  tr.appendChild(answers);
+  tr.appendChild(el("td", show(row.suggested_answer), "suggestion"));
+  const judged = el("td", when(row.judged_at).slice(5));  // "12-01 14:03": the year is in the title
+  judged.title = row.judged_at || "";
+  tr.appendChild(judged);
   tr.addEventListener("click", () => openCell(row.id, tr));
   if (row.id === selected) tr.classList.add("selected");
   return tr;
 }
 
-function updateCount() {
+function before(a, b) {  // queue order: [band, judged_at, arrival]
+  for (let i = 0; i < 3; i++) if (a[i] !== b[i]) return a[i] < b[i];
+  return false;
+}
+
+function updateCount(total) {
   const n = document.querySelectorAll("#queue tbody tr").length;
-  document.getElementById("count").textContent = n + " row(s) shown";
+  const label = stateFilter() === "pending" ? " to do" : " shown";
+  document.getElementById("count").textContent = (total ?? n) + label;
   document.getElementById("empty").hidden = n > 0;
+}
+
+function removeCell(cell) {
+  for (const tr of document.querySelectorAll("#queue tbody tr")) if (tr.dataset.cell === cell) tr.remove();
 }
 
 function upsertRow(row) {
   for (const name of FILTERS) addOption(name, row[FIELD[name]]);
-  if (!matches(row, currentFilters())) return;
-  const body = document.querySelector("#queue tbody");
-  for (const old of body.querySelectorAll("tr")) if (old.dataset.id === row.id) old.remove();
-  body.insertBefore(rowNode(row), body.firstChild);
-  while (body.children.length > maxRows) body.lastChild.remove();
+  removeCell(row.cell);
+  if (matches(row, currentFilters())) {
+    const body = document.querySelector("#queue tbody");
+    const node = rowNode(row);
+    const next = [...body.children].find((tr) => before(row.rank, JSON.parse(tr.dataset.rank)));
+    body.insertBefore(node, next || null);
+    while (body.children.length > maxItems) body.lastChild.remove();
+  }
   updateCount();
 }
 
-async function loadRows() {
-  const query = new URLSearchParams(currentFilters()).toString();
-  const data = await getJSON("/api/rows" + (query ? "?" + query : ""));
-  maxRows = data.max_rows;
+async function loadQueue() {
+  const params = new URLSearchParams(currentFilters());
+  params.set("state", stateFilter());
+  const data = await getJSON("/api/queue?" + params.toString());
+  maxItems = data.max_items;
   for (const [name, values] of Object.entries(data.facets)) for (const v of values) addOption(name, v);
-  const body = document.querySelector("#queue tbody");
-  body.replaceChildren(...data.rows.map(rowNode));
-  updateCount();
+  document.querySelector("#queue tbody").replaceChildren(...data.items.map(rowNode));
+  updateCount(data.total);
 }
 
+function step(delta) {
+  const rows = [...document.querySelectorAll("#queue tbody tr")];
+  if (!rows.length) return;
+  let i = rows.findIndex((tr) => tr.dataset.id === selected);
+  i = i < 0 ? 0 : Math.min(rows.length - 1, Math.max(0, i + delta));
+  rows[i].scrollIntoView({block: "nearest"});
+  openCell(rows[i].dataset.id, rows[i]).catch(console.error);
+}
+
+// ---- a cell's case and the validate form ----------------------------------------------
 function excerptNode(ev) {
   const box = el("div", null, "evidence");
   const head = el("div");
@@ -122,33 +171,187 @@ function excerptNode(ev) {
   return box;
 }
 
+function noteNode(note) {
+  const box = el("details", null, "note");
+  box.appendChild(el("summary", "whole note " + note.note_id));
+  const pre = el("div", null, "excerpt");
+  if (!note.segments) pre.textContent = "note not found in the charts folder";
+  for (const s of note.segments || []) pre.appendChild(s.mark ? el("mark", s.text) : document.createTextNode(s.text));
+  box.appendChild(pre);
+  return box;
+}
+
+function agentLabel(cls, answers) {
+  const a = (answers[0] || {}).agent_id || "agent A", b = (answers[1] || {}).agent_id || "agent B";
+  return {guideline_gap: "guideline gap", agent_a_error: "error of " + a,
+          agent_b_error: "error of " + b, true_ambiguity: "true ambiguity", n_a: "n/a (not a disagreement)"}[cls];
+}
+
+function criterionNode(c) {
+  const box = el("div", null, "criterion");
+  if (!c) { box.appendChild(el("p", "This criterion is not in the skill: answers cannot be checked.", "warn")); return box; }
+  box.appendChild(el("p", c.question, "question"));
+  const s = c.answer_schema;
+  let schema = "answer: " + s.type;
+  if (s.enum) schema += " — one of " + s.enum.map(show).join(", ");
+  if (s.unit) schema += " (" + s.unit + ")";
+  if (s.allows_no_info) schema += "; no_info allowed";
+  box.appendChild(el("p", schema, "muted"));
+  if (c.gate) box.appendChild(el("p", "applies only when " + c.gate.field_id + " is " + c.gate.values.map(show).join(" or "), "muted"));
+  if (c.definition) { const d = el("details"); d.appendChild(el("summary", "definition")); d.appendChild(el("div", c.definition, "prose")); box.appendChild(d); }
+  for (const e of c.edge_cases) { const d = el("details"); d.appendChild(el("summary", "edge case: " + e.name)); d.appendChild(el("div", e.text, "prose")); box.appendChild(d); }
+  return box;
+}
+
+function answerInput(c, suggestion) {
+  const holder = document.getElementById("answer-input");
+  holder.replaceChildren();
+  const s = c ? c.answer_schema : {type: "string"};
+  let input;
+  if ((s.type === "enum" || s.type === "boolean") && s.enum) {
+    input = el("select");
+    const values = [...s.enum];
+    if (s.allows_no_info && !values.includes("no_info")) values.push("no_info");
+    for (const v of values) { const o = el("option", show(v)); o.value = JSON.stringify(v); input.appendChild(o); }
+    const want = JSON.stringify(suggestion);
+    if ([...input.options].some((o) => o.value === want)) input.value = want;
+  } else if (s.type === "list" && s.enum) {
+    input = el("div", null, "checks");
+    const chosen = Array.isArray(suggestion) ? suggestion.map(String) : [];
+    for (const v of s.enum) {
+      const label = el("label"); const box = el("input"); box.type = "checkbox"; box.value = JSON.stringify(v);
+      box.checked = chosen.includes(String(v)); label.appendChild(box); label.appendChild(document.createTextNode(" " + show(v))); input.appendChild(label);
+    }
+  } else {
+    input = el("input"); input.type = "text";
+    input.placeholder = s.type === "date" ? "YYYY-MM-DD" : s.type === "number" ? "a number" + (s.unit ? " (" + s.unit + ")" : "") : s.type === "list" ? "items, comma-separated" : "answer";
+    input.value = suggestion === null || suggestion === undefined ? "" : Array.isArray(suggestion) ? suggestion.join(", ") : String(suggestion);
+  }
+  input.id = "final-answer";
+  input.dataset.type = s.type;
+  holder.appendChild(input);
+}
+
+function finalAnswer() {
+  const input = document.getElementById("final-answer");
+  if (input.tagName === "SELECT") return JSON.parse(input.value);
+  if (input.tagName === "DIV") return [...input.querySelectorAll("input:checked")].map((b) => JSON.parse(b.value));
+  return input.value;  // the server checks it with detect's normaliser
+}
+
+function classificationInput(answers, hint) {
+  const box = document.getElementById("classification");
+  box.replaceChildren(el("legend", "classification"));
+  for (const cls of CLASSES) {
+    const label = el("label"); const radio = el("input"); radio.type = "radio"; radio.name = "classification"; radio.value = cls;
+    radio.checked = cls === (CLASSES.includes(hint) ? hint : "n_a");
+    label.appendChild(radio); label.appendChild(document.createTextNode(" " + agentLabel(cls, answers))); box.appendChild(label);
+  }
+}
+
+function priorNode(decisions, answers) {
+  const box = document.getElementById("prior");
+  box.replaceChildren();
+  for (const d of decisions) {
+    const who = d.adjudicator === me.reviewer ? "you" : d.adjudicator;
+    box.appendChild(el("p", "decided " + when(d.adjudicated_at) + " by " + who + ": " + show(d.final_answer) +
+      " · " + agentLabel(d.classification, answers) + (d.decision ? " · " + d.decision : "") +
+      (d.comment ? " · “" + d.comment + "”" : ""), "prior"));
+  }
+  if (decisions.length) box.appendChild(el("p", "Saving again supersedes the latest decision.", "muted"));
+}
+
+function agentsNode(answers) {
+  const box = el("div", null, "agents");
+  for (const a of answers) {
+    const card = el("div", null, "agent");
+    card.dataset.agent = a.agent_id;
+    card.appendChild(el("strong", a.agent_id));
+    card.appendChild(el("span", ": " + show(a.answer) + " (confidence " + show(a.confidence) + ")"));
+    if (a.low_confidence_reason) card.appendChild(el("div", "low confidence: " + a.low_confidence_reason, "muted"));
+    if (a.rationale) card.appendChild(el("div", a.rationale, "rationale"));
+    for (const q of a.quotes || []) card.appendChild(el("blockquote", q.quote + " — " + q.note_id));
+    box.appendChild(card);
+  }
+  if (!answers.length) box.appendChild(el("p", "the agents' answers are not in the window", "muted"));
+  return box;
+}
+
 async function openCell(id, tr) {
   selected = id;
   for (const r of document.querySelectorAll("#queue tbody tr.selected")) r.classList.remove("selected");
   if (tr) tr.classList.add("selected");
   const data = await getJSON("/api/cell/" + encodeURIComponent(id));
+  if (selected !== id) return;
+  current = data;
   const row = data.row;
-  document.getElementById("detail-title").textContent =
-    row.task_id + " / " + row.patient_id + " / " + row.field_id;
+  document.getElementById("detail-title").textContent = row.task_id + " / " + row.patient_id + " / " + row.field_id;
   const body = document.getElementById("detail-body");
   body.replaceChildren();
-  body.appendChild(el("p", "status " + row.status + " · " + row.kind + " · suggestion " +
-    show(row.suggested_answer) + " · agent correctness " + show(data.agent_correctness)));
-  body.appendChild(el("h3", "Reasoning"));
+  body.appendChild(criterionNode(data.criterion));
+  body.appendChild(el("h3", "Agents"));
+  body.appendChild(agentsNode(data.answers));
+  body.appendChild(el("h3", "Judge"));
+  body.appendChild(el("p", "suggests " + show(row.suggested_answer) + " · status " + row.status + " · " + row.kind +
+    " · hint " + agentLabel(row.classification_hint, data.answers) + " · confidence " + show(row.confidence) +
+    " · judged " + show(row.judged_at), "judge-line"));
   body.appendChild(el("p", data.reasoning, "reasoning"));
-  body.appendChild(el("h3", "Evidence"));
-  if (!data.evidence.length) body.appendChild(el("p", "no evidence pointers", "muted"));
   for (const ev of data.evidence) body.appendChild(excerptNode(ev));
-  body.appendChild(el("h3", "Validation problems"));
-  const list = el("ul", null, "problems");
-  for (const p of data.validation) list.appendChild(el("li", show(p.type) + " (" + show(p.action) + "): " + show(p.message)));
-  if (!data.validation.length) list.appendChild(el("li", "none", "muted"));
-  body.appendChild(list);
-  body.appendChild(el("p", show(data.provider) + " / " + show(data.model) + " · " +
-    show(data.latency_ms) + " ms · USD " + show(data.usage && data.usage.cost_usd), "muted"));
+  if (!data.evidence.length) body.appendChild(el("p", "no evidence pointers", "muted"));
+  for (const note of data.notes) body.appendChild(noteNode(note));
+  if (data.validation.length) {
+    const list = el("ul", null, "problems");
+    for (const p of data.validation) list.appendChild(el("li", show(p.type) + " (" + show(p.action) + "): " + show(p.message)));
+    body.appendChild(list);
+  }
+  body.appendChild(el("p", show(data.provider) + " / " + show(data.model) + " · " + show(data.latency_ms) + " ms · USD " + show(data.usage && data.usage.cost_usd), "muted"));
+  answerInput(data.criterion, row.suggested_answer);
+  classificationInput(data.answers, row.classification_hint);
+  document.querySelector("#decide textarea").value = "";
+  priorNode(data.decisions, data.answers);
+  setStatus("", "");
+  document.getElementById("save").disabled = !me.reviewer;
+  document.getElementById("accept").disabled = !me.reviewer;
+  if (!me.reviewer) setStatus("read-only: no reviewer identity", "error");
   document.getElementById("detail").hidden = false;
 }
 
+function setStatus(text, cls) {
+  const status = document.getElementById("save-status");
+  status.textContent = text;
+  status.className = cls;
+}
+
+let saving = false;
+async function save(accept) {
+  if (!current || saving) return;
+  const form = document.getElementById("decide");
+  const body = {result_id: current.row.id,
+                final_answer: accept ? current.row.suggested_answer : finalAnswer(),
+                classification: form.elements.classification.value || "n_a",
+                comment: form.elements.comment.value};
+  saving = true;
+  setStatus("saving…", "busy");
+  try {
+    const res = await fetch("/api/adjudications", {
+      method: "POST", credentials: "same-origin", cache: "no-store",
+      headers: {"Content-Type": "application/json", "X-CSRF-Token": cookie("judgeflow_csrf")},
+      body: JSON.stringify(body)});
+    const data = await res.json().catch(() => ({}));
+    if (res.status === 201) {
+      setStatus("saved", "saved");
+      document.getElementById("save-status").dataset.id = data.adjudication_id;
+    } else {
+      setStatus("not saved: " + (data.error || res.status), "error");  // the form keeps its input
+    }
+  } catch (err) {
+    setStatus("not saved: the page server is not reachable", "error");
+  } finally {
+    saving = false;
+  }
+}
+
+// ---- calibration, cost, debriefs ------------------------------------------------------
 function verdict(rating) {
   if (!rating || typeof rating !== "object") return "—";
   return show(rating.verdict) + " (" + show(rating.score) + ")";
@@ -163,23 +366,14 @@ async function loadDebriefs() {
     const card = el("div", null, c.safety_breach ? "card breach" : "card");
     card.dataset.id = c.evaluation_id || c.request_id || "";
     if (c.safety_breach) {
-      card.appendChild(el("div", "Safety breach: " + show(c.safety_breach.kind) + " — " +
-        show(c.safety_breach.description), "breach-line"));
+      card.appendChild(el("div", "Safety breach: " + show(c.safety_breach.kind) + " — " + show(c.safety_breach.description), "breach-line"));
     }
-    card.appendChild(el("div", "case " + show(c.case_id) + " · global " + verdict(c.global_rating)));
+    card.appendChild(el("div", "case " + show(c.case_id) + " · global " + verdict(c.global_rating) + " · " + when(c.evaluated_at)));
     const domains = el("ul");
-    for (const [name, rating] of Object.entries(c.domain_scores || {})) {
-      if (rating) domains.appendChild(el("li", name + ": " + verdict(rating)));
-    }
+    for (const [name, rating] of Object.entries(c.domain_scores || {})) if (rating) domains.appendChild(el("li", name + ": " + verdict(rating)));
     card.appendChild(domains);
-    for (const d of c.dropped_criteria || []) {
-      card.appendChild(el("div", "dropped " + show(d.criterion_id) + ": " + show(d.reason) +
-        " (" + show(d.guideline_ref) + ")", "muted"));
-    }
-    for (const k of c.corrections || []) {
-      card.appendChild(el("div", "corrected " + show(k.scope) + ": model said " +
-        show(k.model_verdict) + ", code computed " + show(k.verdict), "muted"));
-    }
+    for (const d of c.dropped_criteria || []) card.appendChild(el("div", "dropped " + show(d.criterion_id) + ": " + show(d.reason) + " (" + show(d.guideline_ref) + ")", "muted"));
+    for (const k of c.corrections || []) card.appendChild(el("div", "corrected " + show(k.scope) + ": model said " + show(k.model_verdict) + ", code computed " + show(k.verdict), "muted"));
     card.appendChild(el("p", c.narrative));
     box.appendChild(card);
   }
@@ -187,16 +381,30 @@ async function loadDebriefs() {
 
 function pct(x) { return x === null || x === undefined ? "—" : (100 * x).toFixed(1) + "%"; }
 
+function confusionNode(conf) {
+  const td = el("td", null, "confusion");
+  if (!conf || !conf.labels || !conf.labels.length) { td.textContent = "—"; return td; }
+  const parts = [];
+  conf.labels.forEach((row, i) => conf.labels.forEach((col, j) => {
+    const n = conf.counts[i][j];
+    if (n) parts.push(row + "→" + col + " " + n);
+  }));
+  td.textContent = parts.join(", ") || "—";
+  return td;
+}
+
 async function loadStats() {
   const data = await getJSON("/api/stats");
   const cal = document.querySelector("#calibration tbody");
   cal.replaceChildren(...data.calibration.map((r) => {
     const tr = el("tr");
-    for (const k of ["task_id", "field_id", "prompt_version", "n"]) tr.appendChild(el("td", show(r[k])));
-    tr.appendChild(el("td", typeof r.accuracy === "number" ? pct(r.accuracy) : show(r.accuracy)));
+    for (const k of ["task_id", "field_id", "prompt_version", "judged", "n"]) tr.appendChild(el("td", show(r[k])));
+    const acc = typeof r.accuracy === "number" ? pct(r.accuracy) : show(r.accuracy);
+    tr.appendChild(el("td", r.accuracy_counts ? acc + " (" + r.accuracy_counts + ")" : acc));
     tr.appendChild(el("td", typeof r.kappa === "number" ? r.kappa.toFixed(2) : show(r.kappa)));
     tr.appendChild(el("td", typeof r.fallback === "number" ? pct(r.fallback) : show(r.fallback)));
     tr.appendChild(el("td", typeof r.cost_usd === "number" ? r.cost_usd.toFixed(4) : show(r.cost_usd)));
+    tr.appendChild(confusionNode(r.confusion));
     return tr;
   }));
   document.getElementById("calibration-empty").hidden = data.calibration.length > 0;
@@ -212,10 +420,18 @@ async function loadStats() {
   }));
 }
 
+// ---- views, live updates, keys --------------------------------------------------------
+function showView() {
+  const name = (location.hash || "#queue").slice(1);
+  const view = ["queue", "calibration", "debriefs"].includes(name) ? name : "queue";
+  for (const v of document.querySelectorAll(".view")) v.hidden = v.id !== "view-" + view;
+  for (const a of document.querySelectorAll("#views a")) a.classList.toggle("active", a.dataset.view === view);
+}
+
 let pending = {};
-function later(name, fn) {  // coalesce bursts of events into one re-read per second
+function later(name, fn, ms) {  // coalesce bursts of events into one re-read
   if (pending[name]) return;
-  pending[name] = setTimeout(() => { pending[name] = null; fn().catch(console.error); }, 1000);
+  pending[name] = setTimeout(() => { pending[name] = null; fn().catch(console.error); }, ms || 1000);
 }
 
 function connect() {
@@ -226,19 +442,50 @@ function connect() {
     live.textContent = "live"; live.className = "live";
     if (dropped) {  // records may have arrived while we were away: re-read the window
       dropped = false;
-      Promise.all([loadRows(), loadDebriefs(), loadStats()]).catch(console.error);
+      Promise.all([loadQueue(), loadDebriefs(), loadStats()]).catch(console.error);
     }
   };
-  source.onerror = () => { dropped = true; live.textContent = "reconnecting"; live.className = "live off"; };
+  source.onerror = () => {
+    dropped = true; live.textContent = "reconnecting"; live.className = "live off";
+    if (source.readyState === EventSource.CLOSED) { source.close(); setTimeout(connect, 5000); }  // e.g. 503: too many pages
+  };
   source.addEventListener("result", (e) => { upsertRow(JSON.parse(e.data)); later("stats", loadStats); });
+  source.addEventListener("decided", (e) => {
+    const d = JSON.parse(e.data);
+    if (stateFilter() === "pending") { removeCell(d.cell); updateCount(); }
+    else later("queue", loadQueue, 300);
+    if (current && current.row.cell === d.cell) {
+      getJSON("/api/cell/" + encodeURIComponent(current.row.id)).then((data) => {
+        current.decisions = data.decisions; priorNode(data.decisions, data.answers);
+      }).catch(console.error);
+    }
+  });
   source.addEventListener("evaluations", () => later("debriefs", loadDebriefs));
-  source.addEventListener("calibration", () => later("stats", loadStats));
+  source.addEventListener("calibration", () => later("stats", loadStats, 300));
 }
 
+function typing(e) { return ["INPUT", "TEXTAREA", "SELECT"].includes(e.target.tagName); }
+
+document.addEventListener("keydown", (e) => {
+  if (e.key === "Enter" && (e.ctrlKey || e.metaKey) && current) { e.preventDefault(); save(false); return; }
+  if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
+  if (e.key === "j" || e.key === "ArrowDown") { e.preventDefault(); step(1); }
+  else if (e.key === "k" || e.key === "ArrowUp") { e.preventDefault(); step(-1); }
+  else if (e.key === "a" && current) { e.preventDefault(); save(true); }
+  else if (e.key === "o" && current) { e.preventDefault(); document.getElementById("final-answer").focus(); }
+});
+
 document.addEventListener("DOMContentLoaded", () => {
-  document.getElementById("filters").addEventListener("change", () => loadRows().catch(console.error));
+  document.getElementById("filters").addEventListener("change", () => loadQueue().catch(console.error));
+  document.getElementById("decide").addEventListener("submit", (e) => { e.preventDefault(); save(false); });
+  document.getElementById("accept").addEventListener("click", () => save(true));
+  window.addEventListener("hashchange", showView);
+  showView();
   connect();
-  Promise.all([loadRows(), loadDebriefs(), loadStats()]).then(() => {
+  Promise.all([getJSON("/api/me").then((m) => {
+    me = m;
+    document.getElementById("me").textContent = m.reviewer ? "reviewer " + m.name + " (" + m.reviewer + ")" : "read-only (no reviewer identity)";
+  }), loadQueue(), loadDebriefs(), loadStats()]).then(() => {
     document.body.dataset.ready = "1";
   }).catch(console.error);
 });

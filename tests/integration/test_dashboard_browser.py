@@ -1,9 +1,10 @@
 """The review page in a real browser (Debian chromium, headless) on the embedded broker.
 
-Records are produced onto the topics after the page has loaded: the queue must fill over
-SSE, a filter must narrow it (and keep narrowing live records), a cell's detail must show
-the note excerpt with the evidence highlighted, and markup planted in a note, a reasoning or
-a debrief narrative must stay text (no script runs)."""
+Records are produced onto the topics after the page has loaded: the work queue must fill
+over SSE in priority order, a filter must narrow it (and keep narrowing live records), a
+cell's detail must show the note excerpt with the evidence highlighted, and markup planted
+in a note, a reasoning or a debrief narrative must stay text (no script runs). The decision
+loop itself is tests/integration/test_dashboard_review.py."""
 
 from __future__ import annotations
 
@@ -29,10 +30,10 @@ NOTE = f"Clinic visit. {EVIL} Labs today: HbA1c 9.1% on metformin. Plan: add ins
 HIGHLIGHT = "HbA1c 9.1%"
 
 
-def result(rid: str, **kw: Any) -> dict[str, Any]:
+def result(rid: str, patient: str = "p-1", **kw: Any) -> dict[str, Any]:
     start = NOTE.index(HIGHLIGHT)
     base: dict[str, Any] = {
-        "result_id": rid, "job_id": f"job-{rid}", "task_id": "t2d", "patient_id": "p-1",
+        "result_id": rid, "job_id": f"job-{rid}", "task_id": "t2d", "patient_id": patient,
         "field_id": "hba1c_above_goal", "kind": "disagreement", "status": "ok",
         "analysis": {"suggested_answer": "yes", "reasoning": "The note states the value.",
                      "evidence_pointers": [{"note_id": "n-1", "what_to_look_for": "HbA1c",
@@ -79,7 +80,7 @@ async def page(bootstrap: str, tmp_path: Path) -> AsyncIterator[tuple[Any, Any, 
     finally:
         proc.kill()
     log = (tmp_path / "dashboard.log").read_text(errors="replace")
-    assert "GET /api/rows 200" in log  # the access log is on...
+    assert "GET /api/queue 200" in log  # the access log is on...
     assert HIGHLIGHT not in log and "p-1" not in log and "r-evil" not in log  # ...without PHI
 
 
@@ -89,7 +90,7 @@ async def wait_assigned(page: Any, url: str, timeout: float = 30.0) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         health = await (await page.request.get(url + "api/health")).json()
-        if health["feed"]["assigned"] >= 4 * 3:
+        if health["feed"]["assigned"] >= 5 * 3:
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"feed never assigned: {health}")
@@ -124,22 +125,24 @@ async def test_queue_fills_live_filters_narrow_detail_highlights_and_markup_stay
     assert await ids(pg) == []
     await send(settings, topics.judge_jobs, [job("r-1"), job("r-evil")])
     await send(settings, topics.judge_results, [
-        result("r-1"),
-        result("r-2", kind="type_drift", status="flagged"),
+        result("r-1", "p-2"),
+        result("r-2", "p-3", kind="type_drift", status="flagged"),
         result("r-evil", status="fallback", analysis={
             **result("x")["analysis"], "reasoning": f"judge could not analyze: {EVIL}"}),
     ])
     await pg.wait_for_selector(row("r-evil"))
     await expect(pg.locator("#queue tbody tr")).to_have_count(3)
-    assert await ids(pg) == ["r-evil", "r-2", "r-1"]  # newest first
+    # flagged and fallback first (oldest first among them), then the plain disagreement
+    assert await ids(pg) == ["r-2", "r-evil", "r-1"]
     assert await pg.text_content(f"{row('r-2')} .status") == "flagged"
 
     await pg.select_option("select[name=status]", "flagged")
     await expect(pg.locator("#queue tbody tr")).to_have_count(1)
     assert await ids(pg) == ["r-2"]
-    await send(settings, topics.judge_results, [result("r-3"), result("r-4", status="flagged")])
+    await send(settings, topics.judge_results, [result("r-3", "p-4"),
+                                                result("r-4", "p-5", status="flagged")])
     await pg.wait_for_selector(row("r-4"))
-    assert await ids(pg) == ["r-4", "r-2"]  # the live ok record r-3 stayed out
+    assert await ids(pg) == ["r-2", "r-4"]  # the live ok record r-3 stayed out
     await pg.select_option("select[name=status]", "")
     await pg.wait_for_selector(row("r-3"))
 
@@ -186,9 +189,42 @@ async def test_calibration_table_shows_the_newest_record_per_criterion_and_versi
         {**base, "calibration_id": "c-old"},
         {**base, "calibration_id": "c-new", "classification_kappa": 0.61,
          "answer_accuracy": {"hits": 7, "n": 8, "rate": 0.875}}])
+    await pg.click("#views a[data-view=calibration]")
     await pg.wait_for_selector("#calibration tbody tr td:text('87.5%')")
     await expect(pg.locator("#calibration tbody tr")).to_have_count(1)
     cells = await pg.eval_on_selector_all("#calibration tbody td", "c => c.map(x => x.textContent)")
-    assert cells == ["t2d", "hba1c_above_goal", "judge-v1", "8", "87.5%", "0.61", "10.0%",
-                     "0.0200"]
+    assert cells == ["t2d", "hba1c_above_goal", "judge-v1", "10", "8", "87.5% (7/8)", "0.61",
+                     "10.0%", "0.0200", "—"]
+    assert await pg.is_hidden("#view-queue") and await pg.is_hidden("#view-debriefs")
     assert await pg.is_hidden("#calibration-empty")
+
+
+@pytest.mark.parametrize("size", [(1366, 768), (1920, 1080)])
+async def test_the_queue_and_the_form_fit_without_horizontal_scrolling(
+        page: tuple[Any, Any, str], size: tuple[int, int]) -> None:
+    pg, settings, _ = page
+    await pg.set_viewport_size({"width": size[0], "height": size[1]})
+    long = "x" * 300
+    await send(settings, settings.topics.judge_jobs, [
+        {"job_id": f"job-w{i}", "answers": [
+            {"agent_id": "default", "answer": [long] * 5, "confidence": "high"},
+            {"agent_id": "skeptical", "answer": long, "confidence": 0.2}]} for i in range(30)])
+    await send(settings, settings.topics.judge_results, [
+        result(f"w{i}", f"p-{i}", field_id="criterion_" + "y" * 80,
+               analysis={**result("x")["analysis"], "suggested_answer": long})
+        for i in range(30)])
+    await expect(pg.locator("#queue tbody tr")).to_have_count(30)
+    await pg.click("#queue tbody tr:first-child")
+    await pg.wait_for_selector("#detail:not([hidden]) #final-answer")
+    widths = await pg.evaluate("""() => {
+        const q = document.getElementById('queue-section'), d = document.getElementById('detail');
+        return {page: document.documentElement.scrollWidth, view: window.innerWidth,
+                queue: q.scrollWidth, queueBox: q.clientWidth, detail: d.scrollWidth,
+                detailBox: d.clientWidth, queueRight: q.getBoundingClientRect().right,
+                detailLeft: d.getBoundingClientRect().left,
+                pageHeight: document.documentElement.scrollHeight, viewHeight: innerHeight};
+    }""")
+    assert widths["page"] <= widths["view"], widths
+    assert widths["queue"] <= widths["queueBox"] and widths["detail"] <= widths["detailBox"]
+    assert widths["queueRight"] <= widths["detailLeft"], widths  # side by side
+    assert widths["pageHeight"] <= widths["viewHeight"], widths  # the panes scroll, not the page

@@ -77,7 +77,10 @@ def test_calibration_rows_read_calibration_records() -> None:
                                       "answer_accuracy": {"hits": 0, "n": 0, "rate": None},
                                       "classification_kappa": None}])
     assert [r["field_id"] for r in rows] == ["a", "b"]
-    assert rows[1] == {"task_id": "t", "field_id": "b", "prompt_version": "v1", "n": 10,
-                       "accuracy": 0.9, "kappa": 0.8, "fallback": pytest.approx(1 / 12),
-                       "cost_usd": 0.12}
+    assert rows[1] == {"task_id": "t", "field_id": "b", "prompt_version": "v1", "judged": 12,
+                       "n": 10, "accuracy": 0.9, "accuracy_counts": "9/10",
+                       "confusion": {"labels": [], "counts": []}, "kappa": 0.8,
+                       "fallback": pytest.approx(1 / 12), "cost_usd": 0.12}
+    bad = calibration_rows([{**record, "confusion": {"labels": ["a"], "counts": [[1, 2]]}}])
+    assert bad[0]["confusion"] is None  # a malformed matrix is not drawn
     assert rows[0]["accuracy"] is None and rows[0]["kappa"] is None

@@ -12,7 +12,8 @@ from aiohttp.test_utils import TestClient, TestServer
 
 from agents.context.charts import ChartStore
 from dashboard.feed import FeedStatus, Hub, absorb
-from dashboard.security import COOKIE, AccessLogger, access_log, check_bind
+from dashboard.security import AccessLogger, access_log, check_bind
+from dashboard.sessions import SESSION_COOKIE, Access
 from dashboard.web import State, create_app
 from dashboard.window import RESULTS, Window
 
@@ -31,7 +32,9 @@ def state(tmp_path: Path) -> State:
 
 
 async def client_for(tmp_path: Path, token: str | None) -> TestClient:  # type: ignore[type-arg]
-    server = TestServer(create_app(state(tmp_path), token))
+    s = state(tmp_path)
+    s.access = Access(token=token)
+    server = TestServer(create_app(s))
     await server.start_server(access_log_class=AccessLogger, access_log=access_log)
     client: TestClient = TestClient(server)  # type: ignore[type-arg]
     await client.start_server()
@@ -45,17 +48,18 @@ async def open_client(tmp_path: Path) -> AsyncIterator[TestClient]:  # type: ign
     await client.close()
 
 
-@pytest.mark.parametrize(("host", "token", "ok"), [
-    ("127.0.0.1", None, True), ("::1", None, True), ("localhost", None, True),
-    ("0.0.0.0", None, False), ("10.1.2.3", None, False), ("0.0.0.0", TOKEN, True),
-    ("0.0.0.0", "short", False)])
-def test_a_non_loopback_bind_needs_a_long_token(host: str, token: str | None,
-                                               ok: bool) -> None:
+@pytest.mark.parametrize(("host", "token", "tls", "ok"), [
+    ("127.0.0.1", None, False, True), ("::1", None, False, True),
+    ("localhost", None, False, True), ("0.0.0.0", None, True, False),
+    ("10.1.2.3", None, True, False), ("0.0.0.0", TOKEN, True, True),
+    ("0.0.0.0", TOKEN, False, False), ("0.0.0.0", "short", True, False)])
+def test_a_non_loopback_bind_needs_a_long_token_and_tls(host: str, token: str | None,
+                                                       tls: bool, ok: bool) -> None:
     if ok:
-        check_bind(host, token)
+        check_bind(host, token, tls=tls)
     else:
         with pytest.raises(ValueError):
-            check_bind(host, token)
+            check_bind(host, token, tls=tls)
 
 
 async def test_every_response_has_a_strict_csp(open_client: Any) -> None:
@@ -91,8 +95,9 @@ async def test_with_a_token_everything_needs_it(tmp_path: Path) -> None:
         assert (await client.get("/auth?token=wrong", allow_redirects=False)).status == 401
         login = await client.get(f"/auth?token={TOKEN}", allow_redirects=False)
         assert login.status == 303
-        cookie = login.cookies[COOKIE]
-        assert cookie.value == TOKEN and cookie["httponly"]
+        cookie = login.cookies[SESSION_COOKIE]  # a session id, never the token itself
+        assert cookie.value != TOKEN and TOKEN not in cookie.value and cookie["httponly"]
+        assert len(cookie.value) >= 40 and cookie["samesite"] == "Strict"
         assert (await client.get("/api/rows")).status == 200  # the cookie jar has it now
     finally:
         await client.close()

@@ -1,0 +1,176 @@
+"""A reviewer's save -> one ``Adjudication``; the decisions known per cell. Pure (no Kafka,
+no clock: ``now`` is passed in).
+
+The adjudication id is derived from what was decided and what it replaces:
+``derive_id("adjudication", cell, result_id, adjudicator, canonical_json([final answer,
+classification, comment]), supersedes)``. A save identical to the cell's latest decision by
+the same reviewer is a retry: it gets that decision's id back and writes nothing, so a double
+click or a resent request never makes a second event; and a resend of a save whose
+acknowledgement was lost carries the same id, so consumers can drop the copy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from schemas.calibration import CLASSIFICATIONS, MAX_COMMENT_CHARS, Adjudication
+from schemas.chart_review import cell_key
+from schemas.ids import canonical_json, derive_id
+from schemas.skill import AnswerSchema
+from streams.detect.normalize import Invalid, canonicalize, to_json_value
+
+FIELDS = {"result_id", "final_answer", "classification", "comment"}
+
+
+class DecisionError(ValueError):
+    """A save the server refuses; ``status`` is the HTTP status to answer with."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass(frozen=True)
+class SaveRequest:
+    result_id: str
+    final_answer: Any
+    classification: str
+    comment: str | None
+
+
+def parse_save(body: Any) -> SaveRequest:
+    if not isinstance(body, dict):
+        raise DecisionError(400, "the body must be a JSON object")
+    unknown = sorted(set(body) - FIELDS)
+    if unknown:
+        raise DecisionError(400, f"unknown field(s): {', '.join(unknown)[:200]}")
+    rid, cls, comment = body.get("result_id"), body.get("classification"), body.get("comment")
+    if not isinstance(rid, str) or not 0 < len(rid) <= 200:
+        raise DecisionError(400, "result_id must be the judge result's id")
+    if "final_answer" not in body:
+        raise DecisionError(400, "final_answer is required")
+    if cls not in CLASSIFICATIONS:
+        raise DecisionError(400, f"classification must be one of {', '.join(CLASSIFICATIONS)}")
+    if comment is not None and not isinstance(comment, str):
+        raise DecisionError(400, "comment must be a string")
+    comment = (comment or "").strip() or None
+    if comment is not None and len(comment) > MAX_COMMENT_CHARS:
+        raise DecisionError(400, f"comment is longer than {MAX_COMMENT_CHARS} characters")
+    return SaveRequest(rid, body["final_answer"], str(cls), comment)
+
+
+def check_answer(raw: Any, schema: AnswerSchema | None, field_id: str) -> Any:
+    """The canonical final answer, by the normaliser detect uses; 400 when it does not fit."""
+    if schema is None:
+        raise DecisionError(409, f"criterion {field_id} is not in the skill: its answer "
+                            "schema is unknown, so no answer can be checked")
+    canon = canonicalize(raw, schema)
+    if isinstance(canon, Invalid):
+        allowed = f" (allowed: {', '.join(map(str, schema.enum))})" if schema.enum else ""
+        raise DecisionError(400, f"final_answer does not fit the criterion: {canon.reason}"
+                            f"{allowed}")
+    return to_json_value(canon)
+
+
+def adjudication_id(cell: str, result_id: str, adjudicator: str, final_answer: Any,
+                    classification: str, comment: str | None, supersedes: str | None) -> str:
+    content = canonical_json([final_answer, classification, comment])
+    return derive_id("adjudication", cell, result_id, adjudicator, content, supersedes or "")
+
+
+def correctness(final: Any, normalized: Sequence[Any]) -> str | None:
+    """Which of two agents gave the final answer (agent A first); None unless two agents."""
+    if len(normalized) != 2:
+        return None
+    a, b = (canonical_json(v) == canonical_json(final) for v in normalized)
+    return {(True, True): "both", (True, False): "agent_a", (False, True): "agent_b"}.get(
+        (a, b), "neither")
+
+
+def decide(req: SaveRequest, result: Mapping[str, Any], schema: AnswerSchema | None,
+           normalized: Sequence[Any] | None, latest: Mapping[str, Any] | None,
+           adjudicator: str, now: datetime) -> tuple[Adjudication, bool]:
+    """The adjudication to write, and whether it is a retry of ``latest`` (write nothing)."""
+    task, patient, field = (str(result.get(k, "")) for k in ("task_id", "patient_id",
+                                                              "field_id"))
+    final = check_answer(req.final_answer, schema, field)
+    if latest is not None and latest.get("adjudicator") == adjudicator and (
+            latest.get("result_id"), canonical_json(latest.get("final_answer")),
+            latest.get("classification"), latest.get("comment")) == (
+            req.result_id, canonical_json(final), req.classification, req.comment):
+        return Adjudication.model_validate(latest), True
+    raw = result.get("analysis")
+    suggested = raw.get("suggested_answer") if isinstance(raw, dict) else None
+    canon_suggested = (to_json_value(canonicalize(suggested, schema))
+                       if schema is not None else suggested)
+    cell = cell_key(task, patient, field)
+    supersedes = str(latest["adjudication_id"]) if latest and latest.get(
+        "adjudication_id") else None
+    return Adjudication(
+        cell=cell, task_id=task, patient_id=patient, field_id=field, final_answer=final,
+        classification=req.classification,  # type: ignore[arg-type]
+        agent_correctness=correctness(final, normalized or ()),  # type: ignore[arg-type]
+        adjudicator=adjudicator, adjudicated_at=now,
+        adjudication_id=adjudication_id(cell, req.result_id, adjudicator, final,
+                                        req.classification, req.comment, supersedes),
+        result_id=req.result_id, suggested_answer=suggested,
+        decision="accepted" if canonical_json(canon_suggested) == canonical_json(final)
+        else "overridden",
+        comment=req.comment, supersedes=supersedes), False
+
+
+def _when(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+class Decisions:
+    """Every adjudication seen (from the topic or written here), newest last per cell."""
+
+    def __init__(self) -> None:
+        self._by_cell: dict[str, list[dict[str, Any]]] = {}
+        self._ids: set[str] = set()
+
+    def add(self, value: Any) -> str | None:
+        """Keep ``value``; returns its cell key, or None for a duplicate or a non-decision."""
+        if not isinstance(value, dict):
+            return None
+        parts = [value.get(k) for k in ("task_id", "patient_id", "field_id")]
+        if not all(isinstance(p, str) and p for p in parts):
+            return None
+        cell = cell_key(*parts)  # type: ignore[arg-type]
+        aid = value.get("adjudication_id")
+        if not isinstance(aid, str) or not aid:
+            aid = derive_id("adjudication", canonical_json(value))  # written by another tool
+            value = {**value, "adjudication_id": aid}
+        if aid in self._ids:
+            return None
+        self._ids.add(aid)
+        items = self._by_cell.setdefault(cell, [])
+        items.append(value)
+        items.sort(key=lambda v: _moment(v.get("adjudicated_at")))
+        return cell
+
+    def latest(self, cell: str) -> dict[str, Any] | None:
+        items = self._by_cell.get(cell)
+        return items[-1] if items else None
+
+    def history(self, cell: str) -> list[dict[str, Any]]:
+        """Newest first."""
+        return list(reversed(self._by_cell.get(cell, ())))
+
+    def decided(self, cell: str) -> bool:
+        return cell in self._by_cell
+
+    def __len__(self) -> int:
+        return len(self._ids)
+
+
+def _moment(value: Any) -> datetime:
+    try:
+        moment = datetime.fromisoformat(_when(value).replace("Z", "+00:00"))
+    except ValueError:
+        return datetime.min.replace(tzinfo=UTC)
+    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

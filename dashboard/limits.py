@@ -1,0 +1,186 @@
+"""Connection limits for a page that faces a hostile network.
+
+aiohttp has no cap on connections and no deadline for a request's headers, so a few hundred
+slow or idle sockets could hold the page. :class:`GuardedSite` wraps aiohttp's protocol
+factory: beyond ``max_connections`` a new connection gets a plain ``503`` and is closed; a
+sweeper closes connections whose request headers have not arrived within
+``header_timeout`` (counted from the first byte of a request, or from the connection for the
+first request) and idle keep-alive connections after ``idle_timeout``. A request whose
+headers were read is marked by :func:`request_started` (a middleware), so long responses
+(the event stream) are never cut; their number is capped by the event handler itself.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Any
+
+from aiohttp import web
+from aiohttp.typedefs import Middleware
+from aiohttp.web_protocol import RequestHandler
+
+REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
+           b"Retry-After: 5\r\nConnection: close\r\nContent-Length: 21\r\n\r\n"
+           b"too many connections\n")
+
+
+@dataclass
+class Limits:
+    max_connections: int = 256
+    max_streams: int = 64
+    header_timeout: float = 10.0
+    idle_timeout: float = 30.0
+    body_timeout: float = 10.0
+
+
+@dataclass
+class _Conn:
+    transport: asyncio.Transport
+    #: when the connection started waiting for a request (None while one is handled)
+    waiting_since: float | None
+    first_byte: float | None = None
+    active: int = 0
+
+
+class _Refuser(asyncio.Protocol):
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        transport.write(REFUSAL)
+        transport.close()
+
+
+class _GuardedHandler(RequestHandler):
+    """aiohttp's handler (slotted) plus the guard's bookkeeping of its connection."""
+
+    jf_guard: Guard
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.jf_transport = transport
+        self.jf_guard.opened(transport)
+        super().connection_made(transport)
+
+    def data_received(self, data: bytes) -> None:
+        self.jf_guard.received(self.jf_transport)
+        super().data_received(data)
+
+    def connection_lost(self, exc: BaseException | None) -> None:
+        self.jf_guard.closed(self.jf_transport)
+        super().connection_lost(exc)
+
+
+class Guard:
+    """Counts connections, refuses beyond the cap, closes slow and idle ones."""
+
+    def __init__(self, server: web.Server, limits: Limits) -> None:
+        self.server, self.limits = server, limits
+        self.conns: dict[int, _Conn] = {}
+        self.refused = 0
+        self.timed_out = 0
+        self._sweeper: asyncio.Task[None] | None = None
+
+    def __call__(self) -> asyncio.Protocol:
+        if len(self.conns) >= self.limits.max_connections:
+            self.refused += 1
+            return _Refuser()
+        server: Any = self.server
+        handler = _GuardedHandler(server, loop=server._loop, **server._kwargs)
+        handler.jf_guard = self
+        return handler
+
+    def opened(self, transport: asyncio.BaseTransport) -> None:
+        assert isinstance(transport, asyncio.Transport)
+        self.conns[id(transport)] = _Conn(transport, asyncio.get_running_loop().time())
+
+    def received(self, transport: object) -> None:
+        conn = self.conns.get(id(transport))
+        if conn is not None and conn.waiting_since is not None and conn.first_byte is None:
+            conn.first_byte = asyncio.get_running_loop().time()
+
+    def closed(self, transport: object) -> None:
+        self.conns.pop(id(transport), None)
+
+    def begin(self, transport: Any) -> None:
+        conn = self.conns.get(id(transport))
+        if conn is not None:
+            conn.active += 1
+            conn.waiting_since = conn.first_byte = None
+
+    def end(self, transport: Any) -> None:
+        conn = self.conns.get(id(transport))
+        if conn is not None:
+            conn.active -= 1
+            if conn.active <= 0:
+                conn.waiting_since = asyncio.get_running_loop().time()
+
+    def sweep(self, now: float) -> None:
+        lim = self.limits
+        for conn in list(self.conns.values()):
+            if conn.waiting_since is None:
+                continue
+            started = conn.first_byte
+            late = (now - started > lim.header_timeout if started is not None
+                    else now - conn.waiting_since > lim.idle_timeout)
+            if late:
+                self.timed_out += 1
+                conn.transport.abort()
+
+    async def run_sweeper(self, every: float = 0.5) -> None:
+        loop = asyncio.get_running_loop()
+        while True:
+            await asyncio.sleep(every)
+            self.sweep(loop.time())
+
+    def start(self) -> None:
+        self._sweeper = asyncio.create_task(self.run_sweeper())
+
+    async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+
+
+def request_started(guard_of: Callable[[web.Request], Guard | None]) -> Middleware:
+    @web.middleware
+    async def mark(request: web.Request,
+                   handler: Callable[[web.Request], Awaitable[web.StreamResponse]]
+                   ) -> web.StreamResponse:
+        guard = guard_of(request)
+        if guard is None:
+            return await handler(request)
+        guard.begin(request.transport)
+        try:
+            return await handler(request)
+        finally:
+            guard.end(request.transport)
+    return mark
+
+
+class GuardedSite(web.TCPSite):
+    """A TCP site whose connections go through a :class:`Guard`."""
+
+    def __init__(self, runner: web.BaseRunner, host: str, port: int, *, limits: Limits,
+                 **kw: Any) -> None:
+        super().__init__(runner, host, port, **kw)
+        self.limits = limits
+        self.guard: Guard | None = None
+
+    async def start(self) -> None:
+        await web.BaseSite.start(self)
+        server = self._runner.server
+        assert server is not None
+        loop = asyncio.get_running_loop()
+        self.guard = Guard(server, self.limits)
+        self.guard.start()
+        self._server = await loop.create_server(
+            self.guard, self._host, self._port, ssl=self._ssl_context, backlog=self._backlog,
+            reuse_address=self._reuse_address, reuse_port=self._reuse_port,
+            ssl_handshake_timeout=self.limits.header_timeout if self._ssl_context else None)
+
+    async def stop(self) -> None:
+        if self.guard is not None:
+            await self.guard.stop()
+        await super().stop()

@@ -1,0 +1,148 @@
+"""The reviewer's API: the work queue, a cell's whole case, and saving a decision.
+
+``GET /api/queue``, ``GET /api/cell/{rid}``, ``GET /api/me``, ``POST /api/adjudications``
+(documented in docs/api.md). A save is refused as cross-site (403) before anything else is
+read, then without a reviewer (401); it answers 201 only after the broker acknowledged the
+adjudication, and 503 (nothing saved, the page keeps the form) when it did not.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from datetime import UTC, datetime
+from typing import Any
+
+import orjson
+from aiohttp import web
+
+from dashboard.decisions import DecisionError, decide, parse_save
+from dashboard.excerpt import cited_notes, evidence_excerpts
+from dashboard.identity import pseudonym
+from dashboard.queue import MAX_ITEMS, STATES, items, queue_row
+from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
+from dashboard.state import STATE, State, json_response
+from dashboard.window import FILTERS, JOBS, RESULTS, correctness
+from dashboard.writer import WriteFailed
+from schemas.calibration import Adjudication
+from schemas.chart_review import cell_key
+
+MAX_BODY = 64 * 1024
+
+
+async def queue(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    wanted = request.query.get("state", "pending")
+    if wanted not in STATES:
+        return json_response({"error": f"state must be one of {', '.join(STATES)}"}, 400)
+    filters = {k: v for k, v in request.query.items() if k in FILTERS}
+    rows, total = items(state.window, state.decisions, filters, wanted, MAX_ITEMS)
+    return json_response({"items": rows, "total": total, "max_items": MAX_ITEMS,
+                          "facets": state.window.facets()})
+
+
+def criterion_view(state: State, field_id: str) -> dict[str, Any] | None:
+    criterion = state.criteria.get(field_id)
+    if criterion is None:
+        return None
+    return {"question": criterion.prompt,
+            "answer_schema": criterion.answer_schema.model_dump(mode="json"),
+            "gate": criterion.gate.model_dump(mode="json") if criterion.gate else None,
+            "definition": criterion.body,
+            "edge_cases": [{"name": name, "text": state.edge_cases.get(name, "")}
+                           for name in criterion.uses.edge_cases]}
+
+
+def _cell_of(result: dict[str, Any]) -> str:
+    return cell_key(*(str(result.get(k, "")) for k in ("task_id", "patient_id", "field_id")))
+
+
+async def cell(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    rid = request.match_info["rid"]
+    result = state.window.get(RESULTS, rid)
+    if result is None:
+        return json_response({"error": "not in the window"}, status=404)
+    raw = result.get("analysis")
+    analysis: dict[str, Any] = raw if isinstance(raw, dict) else {}
+    job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
+    key = _cell_of(result)
+    patient = str(result.get("patient_id", ""))
+    return json_response({
+        "row": queue_row(state.window, state.decisions, key,
+                         state.window.seq(RESULTS, rid), result),
+        "criterion": criterion_view(state, str(result.get("field_id", ""))),
+        "answers": job.get("answers") or [],
+        "reasoning": analysis.get("reasoning"),
+        "agent_correctness": correctness(result),  # by agent id where the result names them
+        "evidence": evidence_excerpts(state.charts, patient, analysis.get("evidence_pointers")),
+        "notes": cited_notes(state.charts, patient, analysis.get("evidence_pointers")),
+        "validation": result.get("validation") or [],
+        "decisions": state.decisions.history(key),
+        "provider": result.get("provider"), "model": result.get("model"),
+        "usage": result.get("usage"), "latency_ms": result.get("latency_ms"),
+    })
+
+
+async def me(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    name = request.get(REVIEWER)
+    return json_response({"reviewer": pseudonym(state.reviewer_key, name) if name else None,
+                          "name": name, "csrf_header": CSRF_HEADER})
+
+
+async def save(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    refusal = write_refusal(request)
+    if refusal is not None:
+        return json_response({"error": refusal}, 403)
+    name = request.get(REVIEWER)
+    if name is None:
+        return json_response({"error": "saving needs an identified reviewer (a reviewer "
+                              "token or the SSO proxy's user header)"}, 401)
+    try:
+        async with asyncio.timeout(state.limits.body_timeout):
+            body = await request.read()
+        req = parse_save(orjson.loads(body))
+    except TimeoutError:
+        return json_response({"error": "the request body was too slow"}, 408)
+    except orjson.JSONDecodeError:
+        return json_response({"error": "the body must be JSON"}, 400)
+    except DecisionError as exc:
+        return json_response({"error": str(exc)}, exc.status)
+    result = state.window.get(RESULTS, req.result_id)
+    if result is None:
+        return json_response({"error": "no such judge result in the window"}, 404)
+    key = _cell_of(result)
+    reviewer = pseudonym(state.reviewer_key, name)
+    async with state.cell_lock(key):  # a double click waits, then finds its own save
+        latest = state.decisions.latest(key)
+        job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
+        try:
+            adjudication, retry = decide(
+                req, result, state.answer_schema(str(result.get("field_id", ""))),
+                job.get("normalized"), latest, reviewer, datetime.now(UTC))
+        except DecisionError as exc:
+            return json_response({"error": str(exc)}, exc.status)
+        if not retry:
+            try:  # shielded: a reviewer who closes the tab mid-save still gets it recorded
+                await asyncio.shield(_write(state, adjudication))
+            except WriteFailed:
+                return json_response({"error": "the broker did not acknowledge the decision: "
+                                      "it is not saved; try again"}, 503)
+    return json_response({"adjudication_id": adjudication.adjudication_id,
+                          "supersedes": adjudication.supersedes, "adjudicator": reviewer,
+                          "decision": adjudication.decision, "retry": retry}, 201)
+
+
+async def _write(state: State, adjudication: Adjudication) -> None:
+    if state.writer is None:
+        raise WriteFailed("no writer")
+    await state.writer.send(adjudication)
+    state.record(adjudication.model_dump(mode="json"))
+
+
+def add_routes(app: web.Application) -> None:
+    app.router.add_get("/api/queue", queue)
+    app.router.add_get("/api/cell/{rid}", cell)
+    app.router.add_get("/api/me", me)
+    app.router.add_post("/api/adjudications", save)

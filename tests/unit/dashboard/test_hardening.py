@@ -1,0 +1,237 @@
+"""The page on a hostile network, attacked over real sockets (no broker needed): DNS
+rebinding through a foreign Host, connection floods, too many live pages, slow and idle
+clients, an oversized request line carrying a token, clients that leave mid-response,
+the session cookie, TLS, and the refusal to serve off loopback without TLS."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import socket
+import ssl
+import struct
+import subprocess
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import aiohttp
+import pytest
+from aiohttp import web
+
+from agents.context.charts import ChartStore
+from cli.main import main
+from dashboard.feed import FeedStatus, Hub
+from dashboard.limits import GuardedSite, Limits
+from dashboard.security import TOKEN_ENV, AccessLogger, access_log, quiet_server_logs
+from dashboard.sessions import SESSION_COOKIE, Access
+from dashboard.web import State, create_app
+from dashboard.window import RESULTS, Window
+
+TOKEN = "proxy-token-0123456789abcdef"
+
+
+class Server:
+    def __init__(self, runner: web.AppRunner, site: GuardedSite, state: State) -> None:
+        self.runner, self.site, self.state = runner, site, state
+        self.port = runner.addresses[0][1]
+        self.url = f"http://127.0.0.1:{self.port}/"
+
+
+async def start(tmp_path: Path, limits: Limits, access: Access | None = None,
+                tls: ssl.SSLContext | None = None) -> Server:
+    state = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(), limits=limits,
+                  access=access or Access())
+    state.window.add(RESULTS, {"result_id": "r1", "patient_id": "P-SECRET", "status": "ok"})
+    quiet_server_logs()
+    runner = web.AppRunner(create_app(state), access_log_class=AccessLogger,
+                           access_log=access_log, handle_signals=False,
+                           keepalive_timeout=30, handler_cancellation=True)  # the guard acts
+    await runner.setup()
+    site = GuardedSite(runner, "127.0.0.1", 0, limits=limits, ssl_context=tls)
+    await site.start()
+    state.guard = site.guard
+    return Server(runner, site, state)
+
+
+@pytest.fixture()
+async def server(tmp_path: Path) -> AsyncIterator[Server]:
+    srv = await start(tmp_path, Limits(max_connections=8, max_streams=2, header_timeout=0.6,
+                                       idle_timeout=1.0))
+    yield srv
+    await srv.runner.cleanup()
+
+
+async def raw(port: int, data: bytes, read: bool = True) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    writer.write(data)
+    await writer.drain()
+    out = await asyncio.wait_for(reader.read(), 10) if read else b""
+    writer.close()
+    return out
+
+
+async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bool:
+    try:
+        await asyncio.wait_for(reader.read(), seconds)
+    except TimeoutError:
+        return False
+    except ConnectionResetError:
+        pass
+    return True
+
+
+async def test_a_foreign_host_header_gets_no_patient_data(server: Server) -> None:
+    evil = await raw(server.port, b"GET /api/rows HTTP/1.1\r\nHost: attacker.example\r\n"
+                     b"Connection: close\r\n\r\n")
+    assert evil.startswith(b"HTTP/1.1 421") and b"P-SECRET" not in evil
+    for host in (b"127.0.0.1:1", b"localhost", b"[::1]:8765"):
+        ok = await raw(server.port, b"GET /api/rows HTTP/1.1\r\nHost: " + host +
+                       b"\r\nConnection: close\r\n\r\n")
+        assert ok.startswith(b"HTTP/1.1 200") and b"P-SECRET" in ok, host
+
+
+async def test_a_connection_flood_is_refused_cleanly_and_the_page_recovers(
+        server: Server) -> None:
+    held = [await asyncio.open_connection("127.0.0.1", server.port) for _ in range(8)]
+    reader, _ = await asyncio.open_connection("127.0.0.1", server.port)
+    refused = await asyncio.wait_for(reader.read(), 5)
+    assert refused.startswith(b"HTTP/1.1 503") and b"too many connections" in refused
+    assert server.site.guard is not None and server.site.guard.refused == 1
+    for _, w in held:
+        w.close()
+    async with aiohttp.ClientSession() as session:
+        for _ in range(50):
+            try:
+                async with session.get(server.url + "api/health") as resp:
+                    if resp.status == 200:
+                        break
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.05)
+        assert resp.status == 200
+
+
+async def test_live_pages_are_capped_with_a_clean_503(server: Server) -> None:
+    async with aiohttp.ClientSession() as session:
+        streams = [await session.get(server.url + "events") for _ in range(2)]
+        assert all(s.status == 200 for s in streams)
+        for s in streams:
+            await s.content.readline()  # subscribed
+        async with session.get(server.url + "events") as third:
+            assert third.status == 503 and "too many" in (await third.json())["error"]
+        for s in streams:
+            s.close()
+
+
+async def test_slow_headers_and_idle_connections_are_closed(server: Server) -> None:
+    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+    writer.write(b"GET /api/rows HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # ...and never the end
+    await writer.drain()
+    assert await closed_within(reader, 3.0)
+    idle_reader, idle_writer = await asyncio.open_connection("127.0.0.1", server.port)
+    assert await closed_within(idle_reader, 3.0)  # sent nothing at all
+    assert server.site.guard is not None and server.site.guard.timed_out == 2
+    writer.close()
+    idle_writer.close()
+
+
+async def test_a_live_stream_outlives_the_header_timeout(server: Server) -> None:
+    async with aiohttp.ClientSession() as session, session.get(server.url + "events") as stream:
+        await stream.content.readline()
+        await asyncio.sleep(1.6)  # longer than both timeouts: the stream is a request
+        server.state.hub.publish("calibration", {})
+        line = await asyncio.wait_for(stream.content.readline(), 5)
+        while line in (b"\n", b": connected\n"):
+            line = await asyncio.wait_for(stream.content.readline(), 5)
+        assert line == b"event: calibration\n"
+
+
+async def test_no_token_or_query_in_any_log_line_and_no_traceback_for_leavers(
+        server: Server, caplog: pytest.LogCaptureFixture) -> None:
+    with caplog.at_level(logging.DEBUG):
+        huge = b"GET /auth?token=" + TOKEN.encode() + b"&pad=" + b"x" * 9000 + b" HTTP/1.1\r\n"
+        answer = await raw(server.port, huge + b"Host: 127.0.0.1\r\n\r\n")
+        assert answer.startswith((b"HTTP/1.1 4", b"HTTP/1.0 4"))
+        await raw(server.port, b"GET /api/cell/r1?patient=P-SECRET HTTP/1.1\r\nHost: "
+                  b"127.0.0.1\r\nConnection: close\r\n\r\n")
+        for path in [b"/events"] * 10 + [b"/static/app.js"] * 10:  # leave with a reset
+            reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
+            writer.write(b"GET " + path + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+            await reader.read(100)
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()
+        for _ in range(100):  # the pages that left free their streams (no keep-alive wait)
+            server.state.hub.publish("calibration", {})
+            if not server.state.hub.clients:
+                break
+            await asyncio.sleep(0.05)
+    assert not server.state.hub.clients
+    lines = [r.getMessage() for r in caplog.records]
+    text = "\n".join(lines)
+    assert TOKEN not in text and "token=" not in text and "pad=" not in text
+    assert "P-SECRET" not in text and "?" not in "".join(
+        r.getMessage() for r in caplog.records if r.name == access_log.name)
+    assert not [r for r in caplog.records if r.exc_info or r.exc_text], text
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR], text
+
+
+def self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    cert, key = tmp_path / "cert.pem", tmp_path / "key.pem"
+    subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1",
+                    "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1",
+                    "-keyout", str(key), "-out", str(cert)], check=True, capture_output=True)
+    return cert, key
+
+
+async def test_over_tls_the_cookie_is_a_secure_session_id(tmp_path: Path) -> None:
+    from dashboard.server import tls_context
+
+    cert, key = self_signed(tmp_path)
+    srv = await start(tmp_path, Limits(), Access(token=TOKEN), tls=tls_context(cert, key))
+    client_ctx = ssl.create_default_context(cafile=str(cert))
+    try:
+        url = f"https://127.0.0.1:{srv.port}/"
+        jar = aiohttp.CookieJar(unsafe=True)  # a browser keeps cookies of an IP address too
+        async with aiohttp.ClientSession(cookie_jar=jar) as session:
+            async with session.get(url + "api/rows", ssl=client_ctx) as resp:
+                assert resp.status == 401
+            async with session.get(url + "auth", params={"token": TOKEN}, ssl=client_ctx,
+                                   allow_redirects=False) as resp:
+                assert resp.status == 303
+                cookie = resp.cookies[SESSION_COOKIE]
+                assert cookie["secure"] and cookie["httponly"] and TOKEN not in cookie.value
+            async with session.get(url + "api/rows", ssl=client_ctx) as resp:
+                assert resp.status == 200  # the session works
+        with pytest.raises(aiohttp.ClientError):  # plain HTTP on the TLS port gets nothing
+            async with aiohttp.ClientSession() as session, session.get(
+                    f"http://127.0.0.1:{srv.port}/api/rows") as resp:
+                await resp.read()
+    finally:
+        await srv.runner.cleanup()
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--host", "0.0.0.0"], "without TLS"),
+    (["--host", "0.0.0.0", "--tls-cert", "c.pem"], "go together"),
+    (["--host", "0.0.0.0", "--tls-cert", "nope.pem", "--tls-key", "nope.pem"],
+     "cannot load"),
+])
+def test_off_loopback_without_tls_is_refused(args: list[str], says: str,
+                                             monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv(TOKEN_ENV, TOKEN)
+    assert main(["dashboard", *args]) == 2
+    err = capsys.readouterr().err
+    assert says in err and "Traceback" not in err and TOKEN not in err
+
+
+def test_the_sso_header_off_loopback_needs_the_proxy_token(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        tmp_path: Path) -> None:
+    cert, key = self_signed(tmp_path)
+    (tmp_path / "r").write_text("alice sha256:" + "0" * 64 + "\n")
+    monkeypatch.setenv("JUDGEFLOW_DASHBOARD_USER_HEADER", "X-Forwarded-User")
+    assert main(["dashboard", "--host", "0.0.0.0", "--reviewers", str(tmp_path / "r"),
+                 "--tls-cert", str(cert), "--tls-key", str(key)]) == 2
+    assert "SSO header" in capsys.readouterr().err
