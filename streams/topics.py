@@ -19,6 +19,8 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
+#: How long a created topic may take to appear in the metadata of the broker we ask.
+CREATE_VISIBLE_SECONDS = 30.0
 
 
 def all_topics(settings: Settings) -> list[str]:
@@ -74,6 +76,20 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
     except Exception as exc:  # a concurrent creator; verified by the describe that follows
         if "TopicAlreadyExists" not in type(exc).__name__ + str(exc):
             raise
+    await _wait_visible(admin, names)
+
+
+async def _wait_visible(admin: AIOKafkaAdminClient, names: list[str],
+                        timeout: float = CREATE_VISIBLE_SECONDS) -> None:
+    """Apache Kafka answers CreateTopics once the controller has the topics; the broker
+    answering Metadata learns of them a moment later. Wait for that, so a describe (or a
+    producer) right after creation sees every partition."""
+    deadline = time.monotonic() + timeout
+    while len(await partition_counts(admin, names)) < len(set(names)):
+        if time.monotonic() >= deadline:
+            raise RuntimeError(f"topics created but not visible after {timeout:g}s: "
+                               f"{', '.join(names)}")
+        await asyncio.sleep(0.1)
 
 
 async def assign_all(consumer: AIOKafkaConsumer, topics: Sequence[str], *,
