@@ -50,12 +50,12 @@ async def ensure_topics(settings: Settings, extra: Iterable[str] = ()) -> dict[s
         missing = [n for n in dict.fromkeys(names) if n not in existing]
         if missing:
             await _create(admin, missing, settings.kafka.partitions, settings)
-        counts = await partition_counts(admin, names)
+        counts = await visible_counts(admin, names)
         ticks = settings.topics.detect_ticks
-        answers_parts = counts.get(settings.topics.agent_answers, settings.kafka.partitions)
+        answers_parts = counts[settings.topics.agent_answers]
         if ticks not in existing:
             await _create(admin, [ticks], answers_parts, settings)
-        counts.update(await partition_counts(admin, [ticks]))
+        counts.update(await visible_counts(admin, [ticks]))
         if counts.get(ticks) != answers_parts:
             raise RuntimeError(
                 f"{ticks} has {counts.get(ticks)} partitions but {settings.topics.agent_answers} "
@@ -76,20 +76,21 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
     except Exception as exc:  # a concurrent creator; verified by the describe that follows
         if "TopicAlreadyExists" not in type(exc).__name__ + str(exc):
             raise
-    await _wait_visible(admin, names)
 
 
-async def _wait_visible(admin: AIOKafkaAdminClient, names: list[str],
-                        timeout: float = CREATE_VISIBLE_SECONDS) -> None:
-    """Apache Kafka answers CreateTopics once the controller has the topics; the broker
-    answering Metadata learns of them a moment later. Wait for that, so a describe (or a
-    producer) right after creation sees every partition."""
+async def visible_counts(admin: AIOKafkaAdminClient, names: Iterable[str],
+                         timeout: float = CREATE_VISIBLE_SECONDS) -> dict[str, int]:
+    """:func:`partition_counts` once every topic of ``names`` is visible. Apache Kafka
+    answers CreateTopics once the controller has the topics; each broker's metadata learns
+    of them a moment later, and the admin client asks whichever broker it likes."""
+    wanted = set(names)
     deadline = time.monotonic() + timeout
-    while len(await partition_counts(admin, names)) < len(set(names)):
+    while len(counts := await partition_counts(admin, wanted)) < len(wanted):
         if time.monotonic() >= deadline:
-            raise RuntimeError(f"topics created but not visible after {timeout:g}s: "
-                               f"{', '.join(names)}")
+            missing = sorted(wanted - counts.keys())
+            raise RuntimeError(f"topics not visible after {timeout:g}s: {', '.join(missing)}")
         await asyncio.sleep(0.1)
+    return counts
 
 
 async def assign_all(consumer: AIOKafkaConsumer, topics: Sequence[str], *,
