@@ -29,6 +29,7 @@ def install_idle_fetch_backoff(backoff_ms: int) -> bool:
     """Pause ``backoff_ms`` after an empty fetch. Returns whether the patch is active."""
     global _original
     if backoff_ms <= 0:
+        _state["backoff"] = 0.0  # an installed patch no longer pauses (real Kafka next)
         return False
     if aiokafka.__version__ not in CHECKED_AIOKAFKA:
         log.warning("idle fetch backoff not installed: checked only with aiokafka %s, found %s",

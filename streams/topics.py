@@ -19,6 +19,8 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
+#: How long a created topic may take to appear in the metadata of the broker we ask.
+CREATE_VISIBLE_SECONDS = 30.0
 
 
 def all_topics(settings: Settings) -> list[str]:
@@ -48,12 +50,12 @@ async def ensure_topics(settings: Settings, extra: Iterable[str] = ()) -> dict[s
         missing = [n for n in dict.fromkeys(names) if n not in existing]
         if missing:
             await _create(admin, missing, settings.kafka.partitions, settings)
-        counts = await partition_counts(admin, names)
+        counts = await visible_counts(admin, names)
         ticks = settings.topics.detect_ticks
-        answers_parts = counts.get(settings.topics.agent_answers, settings.kafka.partitions)
+        answers_parts = counts[settings.topics.agent_answers]
         if ticks not in existing:
             await _create(admin, [ticks], answers_parts, settings)
-        counts.update(await partition_counts(admin, [ticks]))
+        counts.update(await visible_counts(admin, [ticks]))
         if counts.get(ticks) != answers_parts:
             raise RuntimeError(
                 f"{ticks} has {counts.get(ticks)} partitions but {settings.topics.agent_answers} "
@@ -74,6 +76,21 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
     except Exception as exc:  # a concurrent creator; verified by the describe that follows
         if "TopicAlreadyExists" not in type(exc).__name__ + str(exc):
             raise
+
+
+async def visible_counts(admin: AIOKafkaAdminClient, names: Iterable[str],
+                         timeout: float = CREATE_VISIBLE_SECONDS) -> dict[str, int]:
+    """:func:`partition_counts` once every topic of ``names`` is visible. Apache Kafka
+    answers CreateTopics once the controller has the topics; each broker's metadata learns
+    of them a moment later, and the admin client asks whichever broker it likes."""
+    wanted = set(names)
+    deadline = time.monotonic() + timeout
+    while len(counts := await partition_counts(admin, wanted)) < len(wanted):
+        if time.monotonic() >= deadline:
+            missing = sorted(wanted - counts.keys())
+            raise RuntimeError(f"topics not visible after {timeout:g}s: {', '.join(missing)}")
+        await asyncio.sleep(0.1)
+    return counts
 
 
 async def assign_all(consumer: AIOKafkaConsumer, topics: Sequence[str], *,
