@@ -6,7 +6,6 @@ import argparse
 import importlib
 
 from cli.argtypes import non_negative_int, positive_float, positive_int
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
 
@@ -54,13 +53,9 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
         core_run(settings.model_copy(update={"settle_seconds": 3600.0}), args.events)
         return 0
     broker = None if args.external else EmbeddedBroker().start()
-    if broker is not None:  # our own measuring consumers must not spin on the embedded broker
-        install_idle_fetch_backoff(50)
     try:
         bs = settings.kafka.bootstrap_servers if broker is None else broker.bootstrap
-        kafka = settings.kafka.model_copy(update={
-            "bootstrap_servers": bs,
-            "idle_fetch_backoff_ms": settings.kafka.idle_fetch_backoff_ms or (50 if broker else 0)})
+        kafka = settings.kafka.model_copy(update={"bootstrap_servers": bs})
         s = settings.model_copy(update={"kafka": kafka, "settle_seconds": 3600.0,
                                         "log_level": "WARNING"})
         if args.memory:

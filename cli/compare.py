@@ -10,7 +10,6 @@ from typing import Any
 
 import orjson
 
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 from streams.topics import read_to_end
 
@@ -41,7 +40,7 @@ async def gather(settings: Settings) -> Any:
     feeder = Feeder(cal, settings.topics)
     bad = 0
     t = settings.topics
-    async for rec in read_to_end(settings.kafka.bootstrap_servers,
+    async for rec in read_to_end(settings.kafka,
                                  [t.judge_results, t.adjudications, t.cell_outcomes]):
         try:
             feeder.feed(rec)
@@ -55,7 +54,6 @@ async def gather(settings: Settings) -> Any:
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.calibrate.compare import AmbiguousVersion, compare, render, resolve_version
 
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     cal = asyncio.run(gather(settings))
     known = sorted({v for _, _, v in cal.groups()})
     try:  # any unambiguous prefix of a version names it (the demo's table prints it whole)

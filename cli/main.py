@@ -14,6 +14,7 @@ from cli.logs import setup_logging
 from schemas.errors import describe
 from schemas.skill import SkillError
 from streams.errors import StreamsError
+from streams.kafka_access import explain
 from streams.settings import Settings
 from streams.worker_main import ExitCode
 
@@ -77,8 +78,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"judgeflow: cannot reach Kafka at {settings.kafka.bootstrap_servers} "
               "(set JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS or --bootstrap-servers)", file=sys.stderr)
         return ExitCode.FAILURE
-    except KafkaError as exc:
-        print(f"judgeflow: Kafka error: {type(exc).__name__}: {exc}", file=sys.stderr)
+    except KafkaError as exc:  # a denied ACL names the topic or group and the fix
+        print(f"judgeflow: {explain(exc, settings.kafka)}", file=sys.stderr)
         return ExitCode.FAILURE
 
 

@@ -10,7 +10,6 @@ from collections.abc import Callable
 
 from cli.replay_console import Console, replay_console
 from cli.replay_llm import add_kinds
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.replay_dlq import Replayer, Tally
 from streams.settings import Settings
 
@@ -50,7 +49,6 @@ def _progress(dry_run: bool) -> Callable[[Tally], None]:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     replayer = Replayer(settings, args.topic, args.error_type, args.dry_run)
     tty = sys.stderr.isatty()
     console = Console()  # the progress line never shares a line with a log record

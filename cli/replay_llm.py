@@ -9,7 +9,6 @@ from collections.abc import Callable
 from typing import Any
 
 from streams.errors import StreamsError
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.replay_plan import parse_offsets, parse_since
 from streams.settings import Settings
 from streams.worker_main import ExitCode
@@ -108,7 +107,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.replay.targets import Filters
     from cli.replay_console import Console, replay_console
 
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     if args.budget_usd is not None and args.budget_usd <= 0:
         print("judgeflow: --budget-usd must be positive", file=sys.stderr)
         return ExitCode.CANNOT_START

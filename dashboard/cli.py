@@ -18,7 +18,6 @@ from dashboard.feed import FeedStatus, Hub, run_feed
 from dashboard.security import TOKEN_ENV, AccessLogger, access_log, check_bind
 from dashboard.web import State, create_app
 from dashboard.window import Window
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -27,7 +26,6 @@ log = logging.getLogger(__name__)
 async def serve(settings: Settings, *, host: str, port: int, from_beginning: bool,
                 window: int, token: str | None, out: TextIO,
                 stop: asyncio.Event | None = None) -> None:
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     state = State(Window(window), ChartStore(settings.charts_dir), Hub(), FeedStatus())
     runner = web.AppRunner(create_app(state, token), access_log_class=AccessLogger,
                            access_log=access_log, handle_signals=False)
@@ -43,6 +41,7 @@ async def serve(settings: Settings, *, host: str, port: int, from_beginning: boo
         await site.start()  # listening first: a bind error never starts a Kafka consumer
         feed = asyncio.create_task(run_feed(settings, state.window, state.hub, state.feed,
                                             from_beginning=from_beginning))
+        feed.add_done_callback(lambda _: stop.set())  # only a refused login/ACL ends it
         bound = runner.addresses[0]
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         print(f"judgeflow dashboard: http://{shown}:{bound[1]}/"
@@ -54,6 +53,8 @@ async def serve(settings: Settings, *, host: str, port: int, from_beginning: boo
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await feed
         await runner.cleanup()
+    if feed is not None and feed.done() and not feed.cancelled() and feed.exception():
+        raise feed.exception()  # type: ignore[misc]  # printed in one line by the CLI
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:

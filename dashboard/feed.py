@@ -20,6 +20,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
+from streams import kafka_clients
+from streams.kafka_access import KafkaUnreachable, is_fatal
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -117,9 +119,8 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                    from_beginning: bool, rescan_seconds: float = 2.0) -> None:
     by_topic = stream_topics(settings)
     status.topics = list(by_topic)
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
-                                group_id=None, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+    consumer = kafka_clients.consumer(settings.kafka, group_id=None, enable_auto_commit=False,
+                                      auto_offset_reset="earliest")
     current: set[TopicPartition] = set()
     loop = asyncio.get_running_loop()
     next_scan, first = 0.0, True
@@ -128,7 +129,9 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
             try:
                 await consumer.start()
                 break
-            except KafkaError as exc:
+            except (KafkaError, KafkaUnreachable) as exc:
+                if is_fatal(exc):
+                    raise  # a refused login or ACL: the dashboard stops with its one line
                 status.errors += 1
                 log.warning("Kafka not reachable yet (%s); retrying", type(exc).__name__)
                 await asyncio.sleep(1.0)
@@ -149,6 +152,8 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                     for rec in records:
                         absorb(window, hub, by_topic[tp.topic], rec.value, status)
             except KafkaError as exc:
+                if is_fatal(exc):
+                    raise
                 status.errors += 1
                 log.warning("Kafka error while following (%s); retrying", type(exc).__name__)
                 await asyncio.sleep(1.0)

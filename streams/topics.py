@@ -13,9 +13,11 @@ import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
+from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
+from streams import kafka_clients
+from streams.kafka_clients import KafkaTarget
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -40,7 +42,7 @@ async def partition_counts(admin: AIOKafkaAdminClient, topics: Iterable[str]) ->
 
 async def ensure_topics(settings: Settings, extra: Iterable[str] = ()) -> dict[str, int]:
     """Create missing topics; return the partition count of every judgeflow topic."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka.bootstrap_servers)
+    admin = kafka_clients.admin(settings.kafka)
     await admin.start()
     try:
         names = [*all_topics(settings), *extra]
@@ -94,11 +96,11 @@ async def assign_all(consumer: AIOKafkaConsumer, topics: Sequence[str], *,
     return tps
 
 
-async def send_all(bootstrap: str, topic: str,
+async def send_all(kafka: KafkaTarget, topic: str,
                    records: Sequence[tuple[bytes | None, bytes]]) -> None:
     """Produce ``(key, value)`` records in order and wait until the broker has them all."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=10,
-                                enable_idempotence=True, max_batch_size=256 * 1024)
+    producer = kafka_clients.producer(kafka, acks="all", linger_ms=10,
+                                      enable_idempotence=True, max_batch_size=256 * 1024)
     await producer.start()
     try:
         futures = [await producer.send(topic, value=v, key=k) for k, v in records]
@@ -107,14 +109,14 @@ async def send_all(bootstrap: str, topic: str,
         await producer.stop()
 
 
-async def read_to_end(bootstrap: str, topics: Sequence[str],
+async def read_to_end(kafka: KafkaTarget, topics: Sequence[str],
                       timeout: float = 120.0) -> AsyncIterator[ConsumerRecord[bytes, bytes]]:
     """Every record of ``topics`` from the beginning up to their end offsets at the time of
     the call, as an async iterator (missing topics are skipped). Commits nothing; raises
     TimeoutError when the end is not reached within ``timeout`` seconds. The one way to
     "read what a topic holds now"; live followers keep their own consumer."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                group_id=None, auto_offset_reset="earliest")
+    consumer = kafka_clients.consumer(kafka, enable_auto_commit=False, group_id=None,
+                                      auto_offset_reset="earliest")
     await consumer.start()
     try:
         tps = await assign_all(consumer, topics)
@@ -137,14 +139,14 @@ async def read_to_end(bootstrap: str, topics: Sequence[str],
         await consumer.stop()
 
 
-async def ids_on_topic(bootstrap: str, topic: str, field: str,
+async def ids_on_topic(kafka: KafkaTarget, topic: str, field: str,
                        timeout: float = 120.0) -> set[str]:
     """The string values of ``field`` in every record of ``topic`` up to its current end.
 
     Linear in the topic's size; only the ids are kept.
     """
     found: set[str] = set()
-    async for rec in read_to_end(bootstrap, [topic], timeout):
+    async for rec in read_to_end(kafka, [topic], timeout):
         _add_id(found, rec.value, field)
     log.info("%d existing id(s) (%s) on %s", len(found), field, topic)
     return found

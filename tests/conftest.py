@@ -8,13 +8,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from streams.fetch_backoff import install_idle_fetch_backoff
 from tools.broker import EmbeddedBroker
 
 
 @pytest.fixture(scope="session")
 def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedBroker]:
-    install_idle_fetch_backoff(20)  # this process's own consumers (tests' collectors)
     data = tmp_path_factory.mktemp("broker")
     with EmbeddedBroker(data_dir=data) as b:
         os.environ.setdefault("JUDGEFLOW_TEST_BROKER", b.bootstrap)

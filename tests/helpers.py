@@ -13,8 +13,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer
 
+from streams import kafka_clients
+from streams.kafka_clients import KafkaTarget
 from streams.settings import Settings, TopicSettings
 from streams.topics import assign_all, send_all
 from tools.subproc import WorkerProcess, settings_env
@@ -38,7 +39,7 @@ def test_settings(bootstrap: str, **overrides: Any) -> Settings:
     base: dict[str, Any] = {
         "kafka": {"bootstrap_servers": bootstrap, "idle_fetch_backoff_ms": 20, "partitions": 3,
                   "session_timeout_seconds": 6.0, "heartbeat_interval_seconds": 1.0,
-                  "commit_interval_seconds": 0.5, "evict_dead_members": True},
+                  "commit_interval_seconds": 0.5},
         "topics": topics, "groups": groups, "settle_seconds": 3.0,
         "state_dir": Path(os.environ.get("TMPDIR", "/tmp")) / f"judgeflow-state-{tag}",
         "log_level": "INFO",
@@ -68,13 +69,13 @@ def worker(name: str, settings: Settings, tmp_path: Path, tag: str = "",
 produce = send_all
 
 
-async def collect(bootstrap: str, topic: str, *, until: int | None = None,
+async def collect(bootstrap: KafkaTarget, topic: str, *, until: int | None = None,
                   timeout: float = 60.0, quiet: float = 2.0,
                   done: Callable[[list[Any]], bool] | None = None) -> list[Any]:
     """All records of ``topic`` from the beginning: stops when ``until`` records arrived or
     ``done(records)`` is true (then waits ``quiet`` seconds more for extras) or at
     ``timeout``."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    consumer = kafka_clients.consumer(bootstrap, enable_auto_commit=False)
     await consumer.start()
     records: list[Any] = []
     try:
@@ -103,12 +104,10 @@ def values(records: Sequence[Any]) -> list[Any]:
     return [orjson.loads(r.value) for r in records]
 
 
-async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int, int]:
+async def committed_offsets(bootstrap: KafkaTarget, group: str, topic: str) -> dict[int, int]:
     """The group's committed offset per partition of ``topic`` (partitions without one
     left out)."""
-    from aiokafka.admin import AIOKafkaAdminClient
-
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = kafka_clients.admin(bootstrap)
     await admin.start()
     try:
         offsets = await admin.list_consumer_group_offsets(group)
@@ -118,8 +117,8 @@ async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int,
             if tp.topic == topic and meta.offset >= 0}
 
 
-async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+async def end_offsets(bootstrap: KafkaTarget, topic: str) -> dict[int, int]:
+    consumer = kafka_clients.consumer(bootstrap, enable_auto_commit=False)
     await consumer.start()
     try:
         tps = await assign_all(consumer, [topic], wait=10)
@@ -129,7 +128,7 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
     return {tp.partition: off for tp, off in ends.items()}
 
 
-async def wait_committed(bootstrap: str, group: str, topic: str,
+async def wait_committed(bootstrap: KafkaTarget, group: str, topic: str,
                          timeout: float = 60.0) -> dict[int, int]:
     """Wait until ``group`` has committed the end of every non-empty partition of ``topic``;
     returns the last committed offsets seen (the caller asserts)."""

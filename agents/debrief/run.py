@@ -31,7 +31,7 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
     await ensure_topics(settings)
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    produced = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+    produced = await ProducedIds.from_topic(settings.kafka,
                                             topics.case_evaluations, "evaluation_id",
                                             "request_id")
     handler = DebriefHandler(grader, topics.case_evaluations, produced)

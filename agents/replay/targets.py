@@ -58,7 +58,7 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     check_filter("--criterion", filters.criterion, {*skill.criteria, *skill.unavailable})
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                   min_cache_tokens=min_cache(settings, provider))
-    ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+    ledger = await ProducedIds.from_topic(settings.kafka,
                                           settings.topics.judge_results, "result_id", "job_id")
     topics = settings.topics
     target = Target(
@@ -74,7 +74,7 @@ async def debrief_target(settings: Settings, provider: Any,
                          metrics: Metrics) -> tuple[Target, Series]:
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    produced = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+    produced = await ProducedIds.from_topic(settings.kafka,
                                             topics.case_evaluations, "evaluation_id",
                                             "request_id")
 

@@ -41,7 +41,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from agents.context.assemble import gather
 from agents.context.charts import ChartStore
@@ -53,6 +52,7 @@ from agents.providers.limits import Budget
 from cli.argtypes import non_negative_int, positive_float, positive_int
 from schemas.chart_review import AgentAnswer, JudgeJob
 from schemas.skill import load_skill
+from streams import kafka_clients
 from streams.settings import Settings, TopicSettings
 from tools.bench import judge_tier as bench_tier
 from tools.bench.judge_fake import SLOW_MARK
@@ -159,9 +159,9 @@ async def run_phase(settings: Settings, url: str, jobs: list[JudgeJob], timeout:
     s = settings.model_copy(update={
         "topics": TopicSettings(**topics),
         "groups": settings.groups.model_copy(update={"judge": f"bench{tag}-judge"})})
-    bs = s.kafka.bootstrap_servers
+    bs = s.kafka
     await ensure_topics(s)
-    producer = AIOKafkaProducer(bootstrap_servers=bs, acks="all", linger_ms=5)
+    producer = kafka_clients.producer(bs, acks="all", linger_ms=5)
     await producer.start()
     try:
         sent = [await producer.send(s.topics.judge_jobs, key=j.key.encode(),
@@ -191,12 +191,12 @@ async def run_phase(settings: Settings, url: str, jobs: list[JudgeJob], timeout:
     return Phase(results, len(got) - len(results))
 
 
-async def _read(bootstrap: str, topics: list[str], n: int, timeout: float
+async def _read(kafka: kafka_clients.KafkaTarget, topics: list[str], n: int, timeout: float
                 ) -> list[tuple[str, dict[str, Any]]]:
     """The first ``n`` records of ``topics`` (from the beginning) as ``(topic, value)``,
     or fewer at ``timeout``."""
-    consumer = AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+    consumer = kafka_clients.consumer(kafka, *topics, enable_auto_commit=False,
+                                      auto_offset_reset="earliest")
     await consumer.start()
     out: list[tuple[str, dict[str, Any]]] = []
     try:
@@ -253,8 +253,7 @@ def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     try:
         kafka = settings.kafka.model_copy(update={
             "bootstrap_servers": settings.kafka.bootstrap_servers if broker is None
-            else broker.bootstrap,
-            "idle_fetch_backoff_ms": settings.kafka.idle_fetch_backoff_ms or (20 if broker else 0)})
+            else broker.bootstrap})
         llm = settings.llm.model_copy(update={
             "provider": "anthropic", "concurrency": conc, "requests_per_minute": 1_000_000,
             "sdk_max_retries": 0, "deadline_seconds": max(60.0, 4 * slow_s)})
