@@ -20,5 +20,8 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e '.[test,dev]'
   touch "$stamp"
 fi
+# Apache Kafka for the tests: its classpath from Maven (tools/kafka/pom.xml), cached in ~/.m2 and
+# ~/.cache/judgeflow; without Java or Maven this says why and the Apache Kafka tests skip.
+.venv/bin/python -m tools.kafka.classpath
 # Browser, promtool and podman for the dashboard and deploy checks (best effort, see there).
 ./scripts/system-deps.sh
