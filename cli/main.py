@@ -20,7 +20,7 @@ from streams.worker_main import ExitCode
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 COMMANDS = ("demo", "broker", "worker", "produce", "tail", "compare", "replay", "schemas",
-            "bench", "config", "skill", "llm", "dashboard")
+            "bench", "config", "skill", "llm", "dashboard", "kafka")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -146,5 +146,8 @@ def _closed_reason(exc: BaseException, k: KafkaSettings) -> str:
         return "connection refused"
     if isinstance(exc, OSError) and not isinstance(exc, ConnectionError):
         return f"{type(exc).__name__}: {exc.strerror or exc}"
+    cert = (" or want a client certificate (JUDGEFLOW_KAFKA__SSL_CERTFILE/_KEYFILE)"
+            if k.uses_tls and k.ssl_certfile is None else "")
     return (f"the broker closed the connection ({type(exc).__name__}): does its listener "
-            f"speak {k.security_protocol}? (JUDGEFLOW_KAFKA__SECURITY_PROTOCOL)")
+            f"speak another protocol than {k.security_protocol} "
+            f"(JUDGEFLOW_KAFKA__SECURITY_PROTOCOL){cert}?")

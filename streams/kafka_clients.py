@@ -19,6 +19,7 @@ SIGKILLed member). They are never applied to another broker, whatever the settin
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from dataclasses import dataclass
 from typing import Any
@@ -112,7 +113,7 @@ class _Consumer(AIOKafkaConsumer):  # type: ignore[misc]
                          **options)
 
     async def start(self) -> None:
-        await connect(self._judgeflow_kafka)
+        await _checked(self, self._judgeflow_kafka)
         await super().start()
 
 
@@ -122,7 +123,7 @@ class _Producer(AIOKafkaProducer):  # type: ignore[misc]
         super().__init__(bootstrap_servers=k.bootstrap_servers, **aiokafka_auth(k), **options)
 
     async def start(self) -> None:
-        await connect(self._judgeflow_kafka)
+        await _checked(self, self._judgeflow_kafka)
         await super().start()
 
 
@@ -132,8 +133,19 @@ class _Admin(AIOKafkaAdminClient):  # type: ignore[misc]
         super().__init__(bootstrap_servers=k.bootstrap_servers, **aiokafka_auth(k), **options)
 
     async def start(self) -> None:
-        await connect(self._judgeflow_kafka)
+        await _checked(self, self._judgeflow_kafka)
         await super().start()
+
+
+async def _checked(client: Any, k: KafkaSettings) -> None:
+    """:func:`connect` before a client starts; a refused client is closed, not leaked."""
+    try:
+        await connect(k)
+    except BaseException:
+        closer = getattr(client, "stop", None) or client.close
+        with contextlib.suppress(Exception):
+            await closer()
+        raise
 
 
 def consumer(target: KafkaTarget, *topics: str, **options: Any) -> AIOKafkaConsumer:

@@ -14,9 +14,13 @@ from collections.abc import AsyncIterator, Iterable, Sequence
 
 import orjson
 from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
+from aiokafka import errors as kafka_errors
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from streams import kafka_clients
+from streams.kafka_access import KafkaAccessError
+from streams.kafka_acls import role_topics
+from streams.kafka_check import require
 from streams.kafka_clients import KafkaTarget
 from streams.settings import Settings
 
@@ -40,22 +44,31 @@ async def partition_counts(admin: AIOKafkaAdminClient, topics: Iterable[str]) ->
     return counts
 
 
-async def ensure_topics(settings: Settings, extra: Iterable[str] = ()) -> dict[str, int]:
-    """Create missing topics; return the partition count of every judgeflow topic."""
+async def ensure_topics(settings: Settings, extra: Iterable[str] = (),
+                        role: str | None = None) -> dict[str, int]:
+    """Create missing topics; return the partition count of every judgeflow topic. With a
+    ``role`` (a worker's start): first stop in one line if its principal lacks an ACL the
+    role needs (:mod:`streams.kafka_check`), then only the topics that role touches."""
+    if role is not None:
+        await require(settings, role)
+    ticks = settings.topics.detect_ticks
+    wanted = all_topics(settings) if role is None else role_topics(role, settings)
+    with_ticks = role in (None, "detect")
     admin = kafka_clients.admin(settings.kafka)
     await admin.start()
     try:
-        names = [*all_topics(settings), *extra]
+        names = [n for n in dict.fromkeys([*wanted, *extra]) if n != ticks]
         existing = set(await admin.list_topics())
-        missing = [n for n in dict.fromkeys(names) if n not in existing]
+        missing = [n for n in names if n not in existing]
         if missing:
             await _create(admin, missing, settings.kafka.partitions, settings)
-        counts = await partition_counts(admin, names)
-        ticks = settings.topics.detect_ticks
+        counts = await _visible_counts(admin, names, missing)
+        if not with_ticks:
+            return counts
         answers_parts = counts.get(settings.topics.agent_answers, settings.kafka.partitions)
         if ticks not in existing:
             await _create(admin, [ticks], answers_parts, settings)
-        counts.update(await partition_counts(admin, [ticks]))
+        counts.update(await _visible_counts(admin, [ticks], [ticks]))
         if counts.get(ticks) != answers_parts:
             raise RuntimeError(
                 f"{ticks} has {counts.get(ticks)} partitions but {settings.topics.agent_answers} "
@@ -65,6 +78,18 @@ async def ensure_topics(settings: Settings, extra: Iterable[str] = ()) -> dict[s
         await admin.close()
 
 
+async def _visible_counts(admin: AIOKafkaAdminClient, names: list[str], created: list[str],
+                          wait: float = 15.0) -> dict[str, int]:
+    """Partition counts of ``names``, waiting up to ``wait`` seconds for the topics just
+    ``created`` to appear in the metadata (Kafka's brokers learn of them a moment later)."""
+    deadline = time.monotonic() + wait
+    while True:
+        counts = await partition_counts(admin, names)
+        if all(n in counts for n in created) or time.monotonic() >= deadline:
+            return counts
+        await asyncio.sleep(0.1)
+
+
 async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
                   settings: Settings) -> None:
     log.info("creating %d topic(s) with %d partitions: %s", len(names), partitions,
@@ -72,10 +97,19 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
     new = [NewTopic(name=n, num_partitions=partitions,
                     replication_factor=settings.kafka.replication_factor) for n in names]
     try:
-        await admin.create_topics(new)
+        response = await admin.create_topics(new)
     except Exception as exc:  # a concurrent creator; verified by the describe that follows
         if "TopicAlreadyExists" not in type(exc).__name__ + str(exc):
             raise
+        return
+    for topic, code, *_ in getattr(response, "topic_errors", ()):
+        error = kafka_errors.for_code(code)
+        if error is kafka_errors.TopicAuthorizationFailedError:
+            raise KafkaAccessError(
+                f"topic {topic} does not exist and this principal may not create it: create it "
+                "(deploy/k8s/strimzi/topics.yaml) or grant Create on it")
+        if error not in (kafka_errors.NoError, kafka_errors.TopicAlreadyExistsError):
+            raise error(f"creating topic {topic}")
 
 
 async def assign_all(consumer: AIOKafkaConsumer, topics: Sequence[str], *,

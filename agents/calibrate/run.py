@@ -153,7 +153,7 @@ class CalibrateWorker:
 async def serve(settings: Settings, stop: asyncio.Event | None = None,
                 metrics: Metrics | None = None) -> None:
     """Run the calibrate worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
-    await ensure_topics(settings)
+    await ensure_topics(settings, role="calibrate")
     worker = CalibrateWorker(settings, metrics or Metrics.create(),
                              Calibration(answer_schemas(settings)))
     await serve_until(worker, stop)

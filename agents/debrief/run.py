@@ -28,7 +28,7 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
     provider = make_provider(settings)
     require_credentials(provider)  # fail fast, before touching the broker
     await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
-    await ensure_topics(settings)
+    await ensure_topics(settings, role="debrief")
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
     produced = await ProducedIds.from_topic(settings.kafka,

@@ -84,7 +84,7 @@ async def serve(settings: Settings, provider: Provider | None = None,
     require_credentials(provider)
     metrics = metrics or Metrics.create()
     await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
-    await ensure_topics(settings)
+    await ensure_topics(settings, role="judge")
     # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,

@@ -45,7 +45,7 @@ def _run(settings: Settings) -> None:
 
 async def _prepare(settings: Settings) -> dict[str, int]:
     """Topics exist and the group may be joined (the factory checks the connection first)."""
-    counts = await ensure_topics(settings)
+    counts = await ensure_topics(settings, role="detect")
     await join_group(settings.kafka, settings.groups.detect)
     return counts
 
