@@ -1,8 +1,9 @@
 """Least privilege as data: the Kafka ACLs each judgeflow role needs, and nothing more.
 
-One principal per role. A worker reads its inputs (Read + Describe, and Read on its consumer
-group), writes its outputs and dead-letter topics (Write + Describe), and owns its internal
-and changelog topics; only the detector creates topics (its internal ones). The shared topics
+One principal per role. A worker reads its inputs (Read, and Read on its consumer group),
+writes its outputs and dead-letter topics (Write), and owns its internal and changelog topics;
+only the detector creates topics (its internal ones). Describe is never listed: Kafka's Read
+and Write imply it (a test showed an explicit Describe ACL changes nothing). The shared topics
 are created by the operator (``deploy/k8s/strimzi/topics.yaml``) or, on a cluster without an
 authorizer, by judgeflow itself. ``judgeflow kafka check`` checks a principal against this
 list, every worker checks its own at start, and ``deploy/k8s/strimzi/users.yaml`` is
@@ -37,11 +38,11 @@ def _topic(name: str, ops: Iterable[str], why: str) -> list[Acl]:
 
 
 def _reads(names: Iterable[str], why: str) -> list[Acl]:
-    return [a for n in names for a in _topic(n, ("Read", "Describe"), why)]
+    return [a for n in names for a in _topic(n, ("Read",), why)]
 
 
 def _writes(names: Iterable[str], why: str) -> list[Acl]:
-    return [a for n in names for a in _topic(n, ("Write", "Describe"), why)]
+    return [a for n in names for a in _topic(n, ("Write",), why)]
 
 
 def faust_internal_topics(settings: Settings) -> list[str]:
@@ -61,7 +62,7 @@ def role_acls(role: str, settings: Settings) -> list[Acl]:
                 + _writes([t.cell_outcomes, t.judge_jobs], "output")
                 + _writes([t.dlq(t.agent_answers)], "dead letters")
                 + [a for n in internal for a in _topic(
-                    n, ("Read", "Write", "Create", "Describe"), "internal (created by detect)")]
+                    n, ("Read", "Write", "Create"), "internal (created by detect)")]
                 + [Acl("group", g.detect, "Read", "consumer group")])
     elif role == "judge":
         acls = (_reads([t.judge_jobs], "input")

@@ -27,6 +27,7 @@ State = Literal["ok", "MISSING", "unknown"]
 #: "authorized operations" when the broker was not asked or does not tell (INT32_MIN)
 NOT_REPORTED = -(2**31)
 _UNKNOWN_TOPIC, _TOPIC_DENIED, _GROUP_DENIED = 3, 29, 30
+_COORDINATOR_NOT_READY = (15, 14, 16)  # not available, loading, not coordinator
 
 
 class _MetadataResponseV8(Response):
@@ -172,19 +173,22 @@ async def _creatable(admin: Any, names: list[str], settings: Settings) -> set[st
 
 
 async def _group_ops(admin: Any, group: str) -> tuple[int, int]:
-    for attempt in range(50):  # a new cluster creates its offsets topic on first use
+    """(error code, authorized operations) of ``group``; a new cluster creates its offsets
+    topic on first use, so a coordinator not available yet is waited for (10 s)."""
+    for _ in range(50):
         try:
             node = await admin.find_coordinator(group)
-            break
         except GroupAuthorizationFailedError:  # FindCoordinator needs Describe on the group
             return _GROUP_DENIED, 0
         except GroupCoordinatorNotAvailableError:
-            if attempt == 49:
-                raise
             await asyncio.sleep(0.2)
-    response = await admin._send_request(_DescribeGroups(group), node)
-    g = response.groups[0]  # (error_code, group, state, type, protocol, members, operations)
-    return g[0], g[6]
+            continue
+        response = await admin._send_request(_DescribeGroups(group), node)
+        g = response.groups[0]  # (error_code, group, state, type, protocol, members, operations)
+        if g[0] not in _COORDINATOR_NOT_READY:
+            return g[0], g[6]
+        await asyncio.sleep(0.2)
+    return _COORDINATOR_NOT_READY[0], NOT_REPORTED
 
 
 async def require(settings: Settings, role: str) -> None:
