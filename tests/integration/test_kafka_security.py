@@ -138,7 +138,8 @@ def test_each_worker_works_as_its_own_principal_with_exactly_its_acls(
         revoke(kafka.bootstrap, principal, acls)
 
 
-def run_cli(s: Settings, *args: str, timeout: float = 60.0) -> tuple[subprocess.CompletedProcess[str], float]:
+def run_cli(s: Settings, *args: str,
+            timeout: float = 60.0) -> tuple[subprocess.CompletedProcess[str], float]:
     env = {**settings_env(s, reveal_secrets=True), "PATH": "/usr/bin:/bin",
            "PYTHONPATH": str(REPO)}
     began = time.monotonic()
