@@ -131,3 +131,23 @@ def faust_credentials(k: KafkaSettings) -> Any:
         return OAuthCredentials(oauth_cb=token_provider(k), ssl_context=ctx)
     return SASLCredentials(username=sasl_username(k), password=sasl_password(k),
                            ssl_context=ctx, mechanism=k.sasl_mechanism)
+
+
+def librdkafka_properties(k: KafkaSettings) -> dict[str, str]:
+    """The same connection as librdkafka properties (kcat ``-X``, confluent-kafka), secrets
+    included: for handing a working config to another client, never for logging."""
+    props = {"bootstrap.servers": k.bootstrap_servers, "security.protocol": k.security_protocol}
+    if k.uses_sasl:
+        props["sasl.mechanisms"] = str(k.sasl_mechanism)
+        if k.sasl_mechanism != "OAUTHBEARER":
+            props["sasl.username"] = sasl_username(k) or ""
+            props["sasl.password"] = sasl_password(k) or ""
+    if k.uses_tls:
+        files = {"ssl.ca.location": k.ssl_cafile, "ssl.certificate.location": k.ssl_certfile,
+                 "ssl.key.location": k.ssl_keyfile}
+        props |= {name: str(path) for name, path in files.items() if path is not None}
+        if k.ssl_key_password is not None:
+            props["ssl.key.password"] = k.ssl_key_password.get_secret_value()
+        props["ssl.endpoint.identification.algorithm"] = (
+            "https" if k.ssl_check_hostname else "none")
+    return props

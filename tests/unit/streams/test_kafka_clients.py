@@ -264,3 +264,21 @@ def test_no_kafka_client_is_made_outside_the_factory() -> None:
                 if CONSTRUCTIONS.search(code) and not defines:
                     found.append(f"{rel}:{n}: {line.strip()}")
     assert not found, "Kafka clients made outside streams/kafka_clients.py:\n" + "\n".join(found)
+
+
+def test_librdkafka_names_translate_a_working_config(ca: TestCA, client: CertPair) -> None:
+    from streams.kafka_security import librdkafka_properties
+
+    assert librdkafka_properties(scram(ca)) == {
+        "bootstrap.servers": "127.0.0.1:9092", "security.protocol": "SASL_SSL",
+        "sasl.mechanisms": "SCRAM-SHA-512", "sasl.username": "alice", "sasl.password": "pw",
+        "ssl.ca.location": str(ca.ca_file), "ssl.endpoint.identification.algorithm": "https"}
+    mutual = KafkaSettings(security_protocol="SSL", ssl_cafile=ca.ca_file,
+                           ssl_certfile=client.cert, ssl_keyfile=client.key,
+                           ssl_check_hostname=False)
+    props = librdkafka_properties(mutual)
+    assert props["ssl.certificate.location"] == str(client.cert)
+    assert props["ssl.key.location"] == str(client.key)
+    assert props["ssl.endpoint.identification.algorithm"] == "none"
+    assert librdkafka_properties(KafkaSettings()) == {
+        "bootstrap.servers": "127.0.0.1:9092", "security.protocol": "PLAINTEXT"}
