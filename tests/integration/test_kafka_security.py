@@ -321,3 +321,36 @@ def test_kafka_check_names_what_is_missing(kafka: ApacheKafka, tmp_path: Path) -
     assert len(rows) == len(acls)
     missing = [r for r in rows if "MISSING" in r]
     assert len(missing) == 1 and removed.name in missing[0] and "Write" in missing[0], rows
+
+
+def test_an_acl_removed_while_the_judge_runs_stops_it_in_one_line(kafka: ApacheKafka,
+                                                                 tmp_path: Path) -> None:
+    principal, security = principal_for(kafka, "judge", "mtls", "running")
+    s = role_settings(kafka, tmp_path, security)
+    admin = as_admin(s, kafka)
+    asyncio.run(ensure_topics(admin))
+    acls = role_acls("judge", s)
+    write = next(a for a in acls if a.operation == "Write" and a.name == s.topics.judge_results)
+    grant(kafka.bootstrap, principal, acls)
+    try:
+        with worker("judge", s, tmp_path, tag="running") as w:
+            first = disagreement(job_id="job-running-1")
+            asyncio.run(produce(admin.kafka, s.topics.judge_jobs,
+                                [(first.key.encode(), first.model_dump_json().encode())]))
+            assert asyncio.run(collect(kafka.bootstrap, s.topics.judge_results, until=1,
+                                       timeout=60, quiet=0.2)), w.log_text()[-3000:]
+            revoke(kafka.bootstrap, principal, [write])
+            second = disagreement(job_id="job-running-2", patient="P-2")
+            began = time.monotonic()
+            asyncio.run(produce(admin.kafka, s.topics.judge_jobs,
+                                [(second.key.encode(), second.model_dump_json().encode())]))
+            code = w.proc.wait(timeout=60)
+            elapsed = time.monotonic() - began
+            log = w.log_text()
+    finally:
+        revoke(kafka.bootstrap, principal, [a for a in acls if a != write])
+    lines = judgeflow_lines(log)
+    assert code != 0 and len(lines) == 1 and "Traceback" not in log, log[-3000:]
+    assert s.topics.judge_results in lines[0], lines[0]
+    assert elapsed < FAIL_FAST_SECONDS
+    print(f"Write revoked while running: judge exits {code} {elapsed:.2f}s after the next job")
