@@ -354,3 +354,17 @@ def test_an_acl_removed_while_the_judge_runs_stops_it_in_one_line(kafka: ApacheK
     assert s.topics.judge_results in lines[0], lines[0]
     assert elapsed < FAIL_FAST_SECONDS
     print(f"Write revoked while running: judge exits {code} {elapsed:.2f}s after the next job")
+
+
+def test_the_embedded_broker_is_recognised_and_kafka_is_not(bootstrap: str,
+                                                           kafka: ApacheKafka) -> None:
+    """The work-arounds go to noida-db only: recognised by what it answers, never Kafka."""
+    from streams import kafka_clients
+
+    embedded = asyncio.run(kafka_clients.connect(bootstrap))
+    apache = asyncio.run(kafka_clients.connect(kafka.bootstrap))
+    assert embedded.embedded == "noida-db 0.2.3"
+    assert apache.embedded is None and apache.info.cluster_id
+    s = make_settings(bootstrap)
+    check, _ = run_cli(s, "kafka", "check", "--role", "detect")
+    assert check.returncode == 0 and "no authorizer" in check.stdout, check.stderr
