@@ -32,8 +32,12 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    "CELLS cells copied from the sample")
     d.add_argument("--core", action="store_true",
                    help="only measure our code alone (no Kafka): µs per event")
+    d.add_argument("--broker", choices=("both", "embedded", "apache"), default="both",
+                   help="measure on a fresh embedded broker, a fresh 1-node Apache Kafka "
+                   "(needs Java + Maven; skipped with the reason otherwise), or both one "
+                   "after the other (default)")
     d.add_argument("--external", action="store_true",
-                   help="use the configured cluster instead of a fresh embedded broker")
+                   help="use the configured cluster instead of fresh brokers")
     d.add_argument("--timeout", type=positive_float, default=600.0, help="give up after S seconds")
     d.set_defaults(func=run_detect)
     try:
@@ -44,26 +48,29 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run_detect(args: argparse.Namespace, settings: Settings) -> int:
-    from tools.bench.detect_runs import core_run, detect_runs, memory_run
-    from tools.broker import EmbeddedBroker  # dev-only (the `dev` extra)
+    from tools.bench.brokers import KINDS, bench_broker
+    from tools.bench.detect_runs import core_run, detect_runs, memory_run, summary
 
     if args.events < 2:
         raise SystemExit("judgeflow bench detect: --events must be at least 2")
     if args.core:
         core_run(settings.model_copy(update={"settle_seconds": 3600.0}), args.events)
         return 0
-    broker = None if args.external else EmbeddedBroker().start()
-    try:
-        bs = settings.kafka.bootstrap_servers if broker is None else broker.bootstrap
-        kafka = settings.kafka.model_copy(update={"bootstrap_servers": bs})
-        s = settings.model_copy(update={"kafka": kafka, "settle_seconds": 3600.0,
-                                        "log_level": "WARNING"})
-        if args.memory:
-            memory_run(s, args.memory, args.timeout)
-            return 0
-        detect_runs(s, args.events, args.timeout, input_partitions=args.input_partitions,
-                    live=args.live, processes=args.processes)
-    finally:
-        if broker is not None:
-            broker.stop()
+    kinds = ["external"] if args.external else [
+        k for k in KINDS if args.broker in ("both", k)]
+    base = settings.model_copy(update={"settle_seconds": 3600.0, "log_level": "WARNING"})
+    ratios: dict[str, dict[str, float]] = {}
+    for kind in kinds:
+        with bench_broker(kind, base) as b:
+            if isinstance(b, str):
+                print(b, flush=True)
+                continue
+            print(f"== on {b.label}", flush=True)
+            if args.memory:
+                memory_run(b.settings, args.memory, args.timeout)
+                continue
+            ratios[b.label] = detect_runs(
+                b.settings, args.events, args.timeout, input_partitions=args.input_partitions,
+                live=args.live, processes=args.processes)
+    summary(ratios)
     return 0

@@ -25,6 +25,8 @@ from streams.kafka_clients import KafkaTarget
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
+#: How long a created topic may take to appear in the metadata of the broker we ask.
+CREATE_VISIBLE_SECONDS = 30.0
 
 
 def all_topics(settings: Settings) -> list[str]:
@@ -62,13 +64,13 @@ async def ensure_topics(settings: Settings, extra: Iterable[str] = (),
         missing = [n for n in names if n not in existing]
         if missing:
             await _create(admin, missing, settings.kafka.partitions, settings)
-        counts = await _visible_counts(admin, names, missing)
+        counts = await visible_counts(admin, names)
         if not with_ticks:
             return counts
-        answers_parts = counts.get(settings.topics.agent_answers, settings.kafka.partitions)
+        answers_parts = counts[settings.topics.agent_answers]
         if ticks not in existing:
             await _create(admin, [ticks], answers_parts, settings)
-        counts.update(await _visible_counts(admin, [ticks], [ticks]))
+        counts.update(await visible_counts(admin, [ticks]))
         if counts.get(ticks) != answers_parts:
             raise RuntimeError(
                 f"{ticks} has {counts.get(ticks)} partitions but {settings.topics.agent_answers} "
@@ -76,18 +78,6 @@ async def ensure_topics(settings: Settings, extra: Iterable[str] = (),
         return counts
     finally:
         await admin.close()
-
-
-async def _visible_counts(admin: AIOKafkaAdminClient, names: list[str], created: list[str],
-                          wait: float = 15.0) -> dict[str, int]:
-    """Partition counts of ``names``, waiting up to ``wait`` seconds for the topics just
-    ``created`` to appear in the metadata (Kafka's brokers learn of them a moment later)."""
-    deadline = time.monotonic() + wait
-    while True:
-        counts = await partition_counts(admin, names)
-        if all(n in counts for n in created) or time.monotonic() >= deadline:
-            return counts
-        await asyncio.sleep(0.1)
 
 
 async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
@@ -110,6 +100,21 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
                 "(deploy/k8s/strimzi/topics.yaml) or grant Create on it")
         if error not in (kafka_errors.NoError, kafka_errors.TopicAlreadyExistsError):
             raise error(f"creating topic {topic}")
+
+
+async def visible_counts(admin: AIOKafkaAdminClient, names: Iterable[str],
+                         timeout: float = CREATE_VISIBLE_SECONDS) -> dict[str, int]:
+    """:func:`partition_counts` once every topic of ``names`` is visible. Apache Kafka
+    answers CreateTopics once the controller has the topics; each broker's metadata learns
+    of them a moment later, and the admin client asks whichever broker it likes."""
+    wanted = set(names)
+    deadline = time.monotonic() + timeout
+    while len(counts := await partition_counts(admin, wanted)) < len(wanted):
+        if time.monotonic() >= deadline:
+            missing = sorted(wanted - counts.keys())
+            raise RuntimeError(f"topics not visible after {timeout:g}s: {', '.join(missing)}")
+        await asyncio.sleep(0.1)
+    return counts
 
 
 async def assign_all(consumer: AIOKafkaConsumer, topics: Sequence[str], *,

@@ -1,24 +1,34 @@
-"""Shared fixtures. The broker is real (noida-db on 127.0.0.1), started here and stopped by
-PID when the session ends; nothing started by a test outlives the run."""
+"""Shared fixtures. The brokers are real, on 127.0.0.1, started here and stopped by PID when
+the session ends; nothing started by a test outlives the run.
+
+``broker`` is parametrised over the two kinds every Kafka test runs against: ``embedded``
+(noida-db, fast) and ``apache`` (Apache Kafka from tools/kafka, skipped with the reason when
+Java or Maven are missing). Each is session-scoped, and pytest groups the tests by kind, so
+each starts once. ``-k embedded`` / ``-k apache`` runs one kind.
+"""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Iterator
 
 import pytest
 
+from tests.kafka import BROKER_KINDS, TestBroker, apache_kafka_or_skip, broker_kind, use_broker
 from tools.broker import EmbeddedBroker
 
 
-@pytest.fixture(scope="session")
-def broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedBroker]:
-    data = tmp_path_factory.mktemp("broker")
-    with EmbeddedBroker(data_dir=data) as b:
-        os.environ.setdefault("JUDGEFLOW_TEST_BROKER", b.bootstrap)
-        yield b
+@pytest.fixture(scope="session", params=BROKER_KINDS)
+def broker(request: pytest.FixtureRequest,
+           tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestBroker]:
+    if request.param == "embedded":
+        with EmbeddedBroker(data_dir=tmp_path_factory.mktemp("broker")) as embedded:
+            yield embedded
+    else:
+        with apache_kafka_or_skip(work_dir=tmp_path_factory.mktemp("kafka")) as apache:
+            yield apache
 
 
 @pytest.fixture()
-def bootstrap(broker: EmbeddedBroker) -> str:
+def bootstrap(broker: TestBroker) -> str:
+    use_broker(broker_kind(broker), broker.bootstrap)
     return broker.bootstrap

@@ -356,10 +356,14 @@ def test_an_acl_removed_while_the_judge_runs_stops_it_in_one_line(kafka: ApacheK
     print(f"Write revoked while running: judge exits {code} {elapsed:.2f}s after the next job")
 
 
-def test_the_embedded_broker_is_recognised_and_kafka_is_not(bootstrap: str,
+def test_the_embedded_broker_is_recognised_and_kafka_is_not(bootstrap: str, broker: Any,
                                                            kafka: ApacheKafka) -> None:
     """The work-arounds go to noida-db only: recognised by what it answers, never Kafka."""
     from streams import kafka_clients
+    from tools.broker import EmbeddedBroker
+
+    if not isinstance(broker, EmbeddedBroker):
+        pytest.skip("about the embedded broker")
 
     embedded = asyncio.run(kafka_clients.connect(bootstrap))
     apache = asyncio.run(kafka_clients.connect(kafka.bootstrap))

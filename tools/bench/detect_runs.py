@@ -58,7 +58,8 @@ def _forward(s: Settings, n: int, timeout: float, live: list[tuple[bytes, bytes]
 
 
 def detect_runs(settings: Settings, events: int, timeout: float, *, input_partitions: int = 0,
-                live: bool = False, processes: int = 1) -> None:
+                live: bool = False, processes: int = 1) -> dict[str, float]:
+    """The phases on the broker ``settings`` point at; returns the backlog ratios."""
     s = _fresh(settings, input_partitions)
     bs = s.kafka
     records = synthetic_answers(s, events)
@@ -75,6 +76,9 @@ def detect_runs(settings: Settings, events: int, timeout: float, *, input_partit
           f"{goal('>= 0.9x', round(det.rate / floor.rate, 2) >= 0.9)}; "
           f"detect / raw passthrough: {det.rate / base.rate:.3f}; "
           f"forward / raw passthrough: {floor.rate / base.rate:.3f}", flush=True)
+    ratios = {"detect/forward": det.rate / floor.rate, "detect/raw": det.rate / base.rate,
+              "forward/raw": floor.rate / base.rate, "raw ev/s": base.rate,
+              "forward ev/s": floor.rate, "detect ev/s": det.rate}
     if live:
         print("live arrival: answers produced while the worker runs", flush=True)
         lf = _show("Faust forward-only agent, live",
@@ -89,6 +93,18 @@ def detect_runs(settings: Settings, events: int, timeout: float, *, input_partit
         dk = _show(f"detect worker x{processes} processes", run_worker_until(
             s3, n, s3.topics.cell_outcomes, timeout, processes=processes))
         print(f"  {processes} processes / 1 process: {dk.rate / det.rate:.2f}x", flush=True)
+    return ratios
+
+
+def summary(by_broker: dict[str, dict[str, float]]) -> None:
+    """One line per broker: the same ratios side by side (each against its own broker)."""
+    if len(by_broker) < 2:
+        return
+    print("ratios by broker (each against baselines on the same broker):", flush=True)
+    for label, r in by_broker.items():
+        print(f"  {label:<52} detect/forward {r['detect/forward']:.2f}x  "
+              f"detect/raw {r['detect/raw']:.3f}  forward/raw {r['forward/raw']:.3f}  "
+              f"(raw {r['raw ev/s']:,.0f} ev/s)", flush=True)
 
 
 def sample_cells(cells: int) -> list[tuple[bytes, bytes]]:

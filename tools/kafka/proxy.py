@@ -83,10 +83,17 @@ class TcpProxy:
         self._writers.discard(writer)
         self._writers.discard(up_writer)
 
+    async def _cancel_pipes(self) -> None:
+        tasks = [t for t in asyncio.all_tasks() if t is not asyncio.current_task()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
+
     def close(self) -> None:
         if self._loop.is_closed():
             return
         self.cut()
+        self._run(self._cancel_pipes())
         self._loop.call_soon_threadsafe(self._loop.stop)
         self._thread.join(timeout=5)
         self._loop.close()
