@@ -22,6 +22,6 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
 fi
 # Apache Kafka for the tests: its classpath from Maven (tools/kafka/pom.xml), cached in ~/.m2 and
 # ~/.cache/judgeflow; without Java or Maven this says why and the Apache Kafka tests skip.
-.venv/bin/python -m tools.kafka.classpath
+.venv/bin/python -m tools.kafka
 # Browser, promtool and podman for the dashboard and deploy checks (best effort, see there).
 ./scripts/system-deps.sh

@@ -4,7 +4,7 @@
 into the Maven cache (``~/.m2``) once; the resulting classpath is cached in
 ``~/.cache/judgeflow/`` under a name derived from the pom's content, so a later run (or a
 pytest session) starts no Maven at all. ``make bootstrap`` runs ``python -m
-tools.kafka.classpath`` to do this up front; without Java or Maven it says why and the Apache
+tools.kafka`` to do this up front; without Java or Maven it says why and the Apache
 Kafka tests skip with the same reason.
 """
 
@@ -92,7 +92,7 @@ def kafka_classpath(*, resolve: bool = True) -> str:
 
 
 def main() -> int:
-    """``python -m tools.kafka.classpath``: resolve and cache (``make bootstrap``). Never fails
+    """``python -m tools.kafka``: resolve and cache (``make bootstrap``). Never fails
     the bootstrap: without Java/Maven the Apache Kafka tests skip, and this says why."""
     try:
         cp = kafka_classpath()
@@ -103,6 +103,3 @@ def main() -> int:
           f"(classpath cached in {cache_file()})")
     return 0
 
-
-if __name__ == "__main__":
-    raise SystemExit(main())
