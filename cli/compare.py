@@ -11,7 +11,6 @@ from typing import Any
 import orjson
 
 from streams.exit_codes import CommandError, ExitCode
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 from streams.topics import read_to_end
 
@@ -47,7 +46,7 @@ async def gather(settings: Settings) -> Any:
     feeder = Feeder(cal, settings.topics)
     bad = 0
     t = settings.topics
-    async for rec in read_to_end(settings.kafka.bootstrap_servers,
+    async for rec in read_to_end(settings.kafka,
                                  [t.judge_results, t.adjudications, t.cell_outcomes]):
         try:
             feeder.feed(rec)
@@ -64,7 +63,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if (args.old is None) != (args.new is None):
         print("judgeflow: compare takes two versions (OLD NEW) or none", file=sys.stderr)
         return ExitCode.USAGE
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     cal = asyncio.run(gather(settings))
     if args.old is None:
         return _by_model(cal, args, settings)

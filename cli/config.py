@@ -13,7 +13,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("config", help="print the effective configuration as JUDGEFLOW_* lines",
                        description="Print every setting as the JUDGEFLOW_* variable that sets "
                        "it, with its effective value (defaults, then the environment). "
-                       "ANTHROPIC_API_KEY is never printed.")
+                       "Secrets (ANTHROPIC_API_KEY, JUDGEFLOW_KAFKA__SASL_PASSWORD, "
+                       "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD) are never printed: a set one shows "
+                       "as <set, hidden>.")
     p.set_defaults(func=run)
 
 

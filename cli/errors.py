@@ -22,9 +22,14 @@ from schemas.errors import describe
 from schemas.skill import SkillError
 from streams.errors import StreamsError
 from streams.exit_codes import CommandError, ExitCode
+from streams.kafka_access import explain
+from streams.kafka_settings import KafkaSettings
+
+#: The Kafka a command tried: its settings, or only an address before they were read.
+Target = str | KafkaSettings
 
 
-def _settings_error(exc: BaseException, _servers: str) -> str:
+def _settings_error(exc: BaseException, _servers: Target) -> str:
     # pydantic-settings names the field, the JSON parser's own message the place
     field = re.search(r'field "([^"]+)"', str(exc))
     name = f"JUDGEFLOW_{field.group(1).upper()}" if field else "a JUDGEFLOW_* variable"
@@ -32,25 +37,28 @@ def _settings_error(exc: BaseException, _servers: str) -> str:
     return f"invalid configuration: {name} is not valid JSON{cause}"
 
 
-def _invalid(exc: BaseException, _servers: str) -> str:
+def _invalid(exc: BaseException, _servers: Target) -> str:
     assert isinstance(exc, ValidationError)
     return f"invalid configuration: {describe(exc)}"
 
 
-def _unreachable(_exc: BaseException, servers: str) -> str:
-    return (f"cannot reach Kafka at {servers} "
+def _unreachable(_exc: BaseException, servers: Target) -> str:
+    where = servers if isinstance(servers, str) else servers.bootstrap_servers
+    return (f"cannot reach Kafka at {where} "
             "(set JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS or --bootstrap-servers)")
 
 
-def _text(exc: BaseException, _servers: str) -> str:
+def _text(exc: BaseException, _servers: Target) -> str:
     return str(exc)
 
 
-def _kafka(exc: BaseException, _servers: str) -> str:
-    return f"Kafka error: {type(exc).__name__}: {exc}"
+def _kafka(exc: BaseException, servers: Target) -> str:
+    if isinstance(servers, KafkaSettings):  # a refused login or ACL: its cause and its fix
+        return explain(exc, servers)
+    return f"Kafka error: {type(exc).__name__}"
 
 
-Message = Callable[[BaseException, str], str]
+Message = Callable[[BaseException, Target], str]
 
 #: (error types, exit status, the line after "judgeflow: "); the first match wins.
 ERRORS: tuple[tuple[tuple[type[BaseException], ...], ExitCode, Message], ...] = (
@@ -65,9 +73,10 @@ ERRORS: tuple[tuple[tuple[type[BaseException], ...], ExitCode, Message], ...] = 
 )
 
 
-def exit_status(exc: BaseException, servers: str) -> tuple[ExitCode, str] | None:
+def exit_status(exc: BaseException, servers: Target) -> tuple[ExitCode, str] | None:
     """The status and one-line message for ``exc``; None when it is not ours to explain (a
-    bug: the caller lets the traceback show). ``servers`` names the Kafka it tried."""
+    bug: the caller lets the traceback show). ``servers`` names the Kafka it tried: its
+    settings once they were read, else the address given."""
     for types, code, message in ERRORS:
         if isinstance(exc, types):
             return (exc.code if isinstance(exc, CommandError) else code), message(exc, servers)

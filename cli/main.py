@@ -15,6 +15,7 @@ from cli import (
     config,
     dashboard,
     demo,
+    kafka,
     llm,
     produce,
     schemas,
@@ -27,12 +28,13 @@ from cli.errors import exit_status
 from cli.logs import setup_logging
 from cli.parser import Parser
 from streams.exit_codes import CommandError, ExitCode
+from streams.kafka_settings import KafkaSettings
 from streams.settings import LOG_LEVELS
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 #: A feature with a command of its own keeps it in its package (``agents.replay.cli``).
 COMMANDS = (demo, broker, worker, produce, tail, compare, replay_cli, schemas, bench, config,
-            skill, llm, dashboard)
+            skill, llm, dashboard, kafka)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -71,11 +73,11 @@ def load_settings(args: argparse.Namespace) -> Settings:
 
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # a usage mistake exits 2 with one line
-    servers = args.bootstrap_servers or os.environ.get(
+    servers: str | KafkaSettings = args.bootstrap_servers or os.environ.get(
         "JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS", "the default 127.0.0.1:9092")
     try:
         settings = load_settings(args)
-        servers = settings.kafka.bootstrap_servers
+        servers = settings.kafka  # an ACL or login refusal is explained with its settings
         setup_logging(args.command, settings.log_level, explicit=bool(args.log_level))
         return int(args.func(args, settings) or ExitCode.OK)
     except KeyboardInterrupt:

@@ -75,7 +75,7 @@ def validate(lines: list[bytes], contract: TopicContract | None) -> tuple[list[R
 async def send(settings: Settings, topic: str, records: list[Record]) -> int:
     """Create TOPIC if needed and send already-validated records; returns how many."""
     await ensure_topics(settings, extra=[topic])
-    await send_all(settings.kafka.bootstrap_servers, topic, records)
+    await send_all(settings.kafka, topic, records)
     return len(records)
 
 

@@ -9,11 +9,10 @@ import time
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer
 
 from cli.argtypes import positive_float, positive_int
+from streams import kafka_clients
 from streams.exit_codes import CommandError, ExitCode
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 from streams.topics import assign_all
 
@@ -51,9 +50,7 @@ def render(rec: Any, meta: bool) -> bytes:
 
 async def tail(settings: Settings, topic: str, from_beginning: bool, limit: int | None,
                idle: float | None, meta: bool) -> int:
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
-                                enable_auto_commit=False, group_id=None)
+    consumer = kafka_clients.consumer(settings.kafka, enable_auto_commit=False, group_id=None)
     count = 0
     try:
         await consumer.start()

@@ -25,6 +25,8 @@ from dashboard.decisions import Decisions
 from dashboard.queue import queue_row
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
 from schemas.chart_review import cell_key
+from streams import kafka_clients
+from streams.kafka_access import KafkaUnreachable, is_fatal
 from streams.settings import Settings
 
 ADJUDICATIONS = "adjudications"
@@ -166,9 +168,8 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
     by_topic = stream_topics(settings)
     whole = frozenset({settings.topics.adjudications})
     status.topics = list(by_topic)
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
-                                group_id=None, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+    consumer = kafka_clients.consumer(settings.kafka, group_id=None, enable_auto_commit=False,
+                                      auto_offset_reset="earliest")
     current: set[TopicPartition] = set()
     loop = asyncio.get_running_loop()
     next_scan, first = 0.0, True
@@ -178,7 +179,9 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
             try:
                 await consumer.start()
                 break
-            except KafkaError as exc:
+            except (KafkaError, KafkaUnreachable) as exc:
+                if is_fatal(exc):
+                    raise  # a refused login or ACL: the dashboard stops with its one line
                 await _wait(status, pause, "Kafka not reachable yet", exc)
         pause.reset()
         while True:
@@ -200,6 +203,8 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                                decisions)
                 pause.reset()
             except KafkaError as exc:
+                if is_fatal(exc):
+                    raise
                 await _wait(status, pause, "Kafka error while following", exc)
     finally:
         await consumer.stop()

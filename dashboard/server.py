@@ -40,7 +40,6 @@ from dashboard.web import State, create_app
 from dashboard.window import Window
 from dashboard.writer import Writer
 from schemas.skill import SkillError, load_skill
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -67,7 +66,7 @@ def build_state(settings: Settings, args: argparse.Namespace, access: Access) ->
                                                max_streams=args.max_streams),
                   reviewer_key=reviewer_key(os.environ.get(KEY_ENV), settings.state_dir),
                   allowed_hosts=allowed_hosts(args.host, args.allowed_host or ()))
-    state.writer = Writer(settings.kafka.bootstrap_servers, settings.topics.adjudications)
+    state.writer = Writer(settings.kafka, settings.topics.adjudications)
     try:
         skill = load_skill(settings.skill_dir)
         state.criteria, state.edge_cases = dict(skill.criteria), dict(skill.edge_cases)
@@ -79,7 +78,6 @@ def build_state(settings: Settings, args: argparse.Namespace, access: Access) ->
 async def serve(settings: Settings, state: State, *, host: str, port: int,
                 from_beginning: bool, out: TextIO, tls: ssl.SSLContext | None = None,
                 stop: asyncio.Event | None = None) -> None:
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     quiet_server_logs()
     runner = web.AppRunner(create_app(state), access_log_class=AccessLogger,
                            access_log=access_log, handle_signals=False,
@@ -100,6 +98,7 @@ async def serve(settings: Settings, state: State, *, host: str, port: int,
                                             from_beginning=from_beginning,
                                             record=state.record,
                                             decisions=state.decisions))
+        feed.add_done_callback(lambda _: stop.set())  # only a refused login/ACL ends it
         bound = runner.addresses[0]
         shown = f"[{bound[0]}]" if ":" in bound[0] else bound[0]
         closed = "  (token required)" if state.access.closed else ""
@@ -114,6 +113,8 @@ async def serve(settings: Settings, state: State, *, host: str, port: int,
         if state.writer is not None:
             await state.writer.close()
         await runner.cleanup()
+    if feed is not None and feed.done() and not feed.cancelled() and feed.exception():
+        raise feed.exception()  # type: ignore[misc]  # printed in one line by the CLI
 
 
 def _access(args: argparse.Namespace) -> Access:

@@ -18,6 +18,9 @@ from aiokafka import AIOKafkaProducer
 from aiokafka.errors import KafkaError
 
 from schemas.calibration import Adjudication
+from streams import kafka_clients
+from streams.kafka_access import KafkaAccessError
+from streams.kafka_clients import KafkaTarget
 
 log = logging.getLogger(__name__)
 
@@ -27,7 +30,7 @@ class WriteFailed(Exception):
 
 
 class Writer:
-    def __init__(self, bootstrap: str, topic: str, timeout: float = 10.0) -> None:
+    def __init__(self, bootstrap: KafkaTarget, topic: str, timeout: float = 10.0) -> None:
         self.bootstrap, self.topic, self.timeout = bootstrap, topic, timeout
         self._producer: AIOKafkaProducer | None = None
         self._lock = asyncio.Lock()
@@ -36,8 +39,8 @@ class Writer:
 
     async def _started(self) -> AIOKafkaProducer:
         if self._producer is None:
-            producer = AIOKafkaProducer(
-                bootstrap_servers=self.bootstrap, acks="all", enable_idempotence=True,
+            producer = kafka_clients.producer(
+                self.bootstrap, acks="all", enable_idempotence=True,
                 request_timeout_ms=int(self.timeout * 1000), linger_ms=0)
             try:
                 await producer.start()
@@ -57,7 +60,7 @@ class Writer:
                 fut = await producer.send(self.topic, key=adjudication.key.encode(),
                                           value=value)
                 await fut
-        except (KafkaError, TimeoutError, OSError) as exc:
+        except (KafkaError, KafkaAccessError, TimeoutError, OSError) as exc:
             self.failed += 1
             log.warning("adjudication not acknowledged (%s)", type(exc).__name__)
             await self._reset()

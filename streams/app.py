@@ -1,25 +1,22 @@
 """Faust app factory. No import-time global app: ``base_app(settings, ...)`` builds one per
-worker process (detect: :mod:`streams.detect.run`; the detect benchmark's passthrough)."""
+worker process (detect: :mod:`streams.detect.run`; the detect benchmark's passthrough). The
+broker address and credentials come from the one client factory, :mod:`streams.kafka_clients`
+(await its ``connect`` before the app starts)."""
 
 from __future__ import annotations
 
 import faust
 
+from streams.kafka_clients import faust_app
 from streams.member_eviction import client_id
 from streams.settings import Settings
-
-
-def faust_broker_url(bootstrap_servers: str) -> str:
-    hosts = [h.strip() for h in bootstrap_servers.split(",") if h.strip()]
-    return ";".join(f"kafka://{h}" for h in hosts)
 
 
 def base_app(settings: Settings, app_id: str, partitions: int) -> faust.App:
     """A Faust app wired to our settings: no web server, state under ``state_dir``."""
     k = settings.kafka
-    return faust.App(
-        app_id,
-        broker=faust_broker_url(k.bootstrap_servers),
+    return faust_app(
+        k, app_id,
         store="memory://",  # tables are rebuilt from their changelog topics on start
         topic_partitions=partitions,
         topic_replication_factor=k.replication_factor,

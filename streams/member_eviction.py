@@ -1,8 +1,9 @@
 """Evicting dead group members: a work-around for the embedded dev broker only.
 
-Workers apply it only when ``kafka.evict_dead_members`` is set (the demo and the tests do;
-production leaves it off). :func:`client_id` lives here because eviction parses the id it
-builds; every worker uses it for its Kafka client id.
+Only :mod:`streams.kafka_clients` runs it, before a worker joins a group, and only against a
+broker it recognised as the embedded one (``kafka.evict_dead_members``, on by default, can
+turn it off there). :func:`client_id` lives here because eviction parses the id it builds;
+every worker uses it for its Kafka client id.
 
 noida-db 0.2.3 never expires a group member that died without leaving (SIGKILL, OOM,
 power loss): the next member to join becomes a follower of the dead leader and re-joins
@@ -10,9 +11,8 @@ forever. Real Kafka evicts it after ``session.timeout.ms``; this module does the
 the embedded path. Our workers put ``<hostname>:<pid>`` in their Kafka ``client_id``; before
 joining, :func:`evict_dead_members` asks the coordinator who is in the group and sends a
 LeaveGroup for every member whose client id names a process on *this* host that no longer
-exists. Live members, and members on other hosts, are never touched. It runs only when
-``kafka.evict_dead_members`` is set (``judgeflow demo``, tests); never point it at a shared
-cluster.
+exists. Live members, and members on other hosts, are never touched. Never point it at a
+shared cluster.
 """
 
 from __future__ import annotations
@@ -54,8 +54,8 @@ def dead_local_members(members: list[tuple[str, str]], host: str) -> list[str]:
     return dead
 
 
-async def evict_dead_members(bootstrap: str, group: str) -> int:
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+async def evict_dead_members(admin: AIOKafkaAdminClient, group: str) -> int:
+    """Evict ``group``'s dead local members through ``admin`` (not started yet; closed after)."""
     await admin.start()
     try:
         node = await admin.find_coordinator(group)

@@ -23,6 +23,7 @@ import contextlib
 import logging
 from collections.abc import AsyncIterator, Iterable
 
+from streams.kafka_clients import KafkaTarget
 from streams.series import Series, scan_series
 from streams.topics import ids_on_topic
 
@@ -62,24 +63,24 @@ class ProducedIds:
             del self._in_flight[rid]
             done.set()
 
-    async def load(self, bootstrap: str, topic: str, id_field: str,
+    async def load(self, kafka: KafkaTarget, topic: str, id_field: str,
                    input_field: str | None = None, timeout: float = 120.0) -> int:
         """Remember every ``id_field`` on ``topic``; returns how many were found. With an
         ``input_field`` the topic is a result series (:mod:`streams.series`) and
         :attr:`series` is rebuilt from it too."""
         if input_field is None:
-            found = await ids_on_topic(bootstrap, topic, id_field, timeout)
+            found = await ids_on_topic(kafka, topic, id_field, timeout)
         else:
-            self.series = await scan_series(bootstrap, topic, id_field, input_field, timeout)
+            self.series = await scan_series(kafka, topic, id_field, input_field, timeout)
             found = self.series.ids
         self.ids |= found
         log.info("%d existing %s(s) on %s", len(found), id_field, topic)
         return len(found)
 
     @classmethod
-    async def from_topic(cls, bootstrap: str, topic: str, id_field: str,
+    async def from_topic(cls, kafka: KafkaTarget, topic: str, id_field: str,
                          input_field: str | None = None,
                          timeout: float = 120.0) -> ProducedIds:
         produced = cls()
-        await produced.load(bootstrap, topic, id_field, input_field, timeout)
+        await produced.load(kafka, topic, id_field, input_field, timeout)
         return produced

@@ -12,7 +12,9 @@ Broker faults are ridden out, never fatal: a failed send is retried (only the ou
 acknowledged) until it succeeds or the worker stops, and the record stays in flight meanwhile,
 so no offset is committed past it; an output the broker refuses as too large is replaced by a
 dead letter of its input; a failed commit (broker restart, rebalance) is logged and retried at
-the next interval, the consumer re-joining its group on its next poll.
+the next interval, the consumer re-joining its group on its next poll. Not so a refusal no
+retry can fix (a denied ACL or login, :data:`streams.kafka_access.FATAL`): the worker stops,
+commits nothing past the record, and :meth:`ConcurrentWorker.run` raises it.
 """
 
 from __future__ import annotations
@@ -28,10 +30,11 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError
 
-from streams import limits
+from streams import kafka_clients, limits
 from streams.dlq import dead_letter, note_dead_letter
 from streams.errors import BadRecord
-from streams.member_eviction import client_id, evict_dead_members
+from streams.kafka_access import is_fatal
+from streams.member_eviction import client_id
 from streams.metrics import Metrics
 from streams.settings import Settings
 
@@ -102,16 +105,16 @@ class ConcurrentWorker:
         self._renew_lock = asyncio.Lock()
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
+        #: an error no retry fixes (a denied ACL), raised by run() once the worker stopped
+        self.fatal: BaseException | None = None
 
     # -- lifecycle -----------------------------------------------------------------
     async def run(self) -> None:
         k = self.settings.kafka
         self.producer = self._new_producer()
-        if k.evict_dead_members:
-            await evict_dead_members(k.bootstrap_servers, self.group_id)
-        self.consumer = AIOKafkaConsumer(
-            bootstrap_servers=k.bootstrap_servers, group_id=self.group_id,
-            client_id=client_id(self.name),
+        await kafka_clients.join_group(k, self.group_id)
+        self.consumer = kafka_clients.consumer(
+            k, group_id=self.group_id, client_id=client_id(self.name),
             enable_auto_commit=False, auto_offset_reset="earliest",
             max_poll_records=self.max_poll,
             session_timeout_ms=int(k.session_timeout_seconds * 1000),
@@ -128,13 +131,15 @@ class ConcurrentWorker:
             await self.consumer.stop()
             if self.producer is not None:  # the current one (it may have been renewed)
                 await self.producer.stop()
+        if self.fatal is not None:
+            raise self.fatal
 
     def stop(self) -> None:
         self.stop_event.set()
 
     def _new_producer(self) -> AIOKafkaProducer:
-        return AIOKafkaProducer(bootstrap_servers=self.settings.kafka.bootstrap_servers,
-                                acks="all", enable_idempotence=True, linger_ms=5)
+        return kafka_clients.producer(self.settings.kafka, acks="all", enable_idempotence=True,
+                                      linger_ms=5)
 
     async def _renew_producer(self, failed: Any) -> None:
         """Replace a producer whose sends keep failing (after a broker restart the idempotent
@@ -158,6 +163,8 @@ class ConcurrentWorker:
             try:
                 batch = await self.consumer.getmany(timeout_ms=200, max_records=self.max_poll)
             except KafkaError as exc:  # broker gone or restarting: the client reconnects
+                if is_fatal(exc):
+                    raise  # a denied ACL or login needs an operator, not retries
                 log.warning("%s: poll failed (%s); retrying", self.name, type(exc).__name__)
                 await self._pause(1.0)
                 continue
@@ -176,10 +183,18 @@ class ConcurrentWorker:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(self.stop_event.wait(), seconds)
 
+    def _fatal(self, exc: BaseException) -> None:
+        """Stop the worker for an error no retry fixes; :meth:`run` raises it."""
+        if self.fatal is None:
+            self.fatal = exc
+        self.stop_event.set()
+
     async def _commit_or_log(self) -> None:
         try:
             await self._commit()
         except KafkaError as exc:  # retried at the next interval; a rebalance re-joins
+            if is_fatal(exc):
+                raise
             log.warning("%s: offset commit failed (%s); will retry", self.name,
                         type(exc).__name__)
 
@@ -239,6 +254,9 @@ class ConcurrentWorker:
                                           "the broker's record size limit")]
                 continue
             except Exception as exc:
+                if is_fatal(exc):
+                    self._fatal(exc)
+                    return False
                 failures += 1
                 log.warning("%s: publishing outputs failed (%s); retrying in %.1fs",
                             self.name, type(exc).__name__, wait)

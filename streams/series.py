@@ -14,6 +14,7 @@ from typing import Any
 
 import orjson
 
+from streams.kafka_clients import KafkaTarget
 from streams.topics import read_to_end
 
 #: Kafka header names every LLM result carries (judge and debrief alike).
@@ -48,10 +49,10 @@ class Series:
         return others[-1] if others else None
 
 
-async def scan_series(bootstrap: str, topic: str, id_field: str, input_field: str,
+async def scan_series(kafka: KafkaTarget, topic: str, id_field: str, input_field: str,
                       timeout: float = 120.0) -> Series:
     series = Series()
-    async for rec in read_to_end(bootstrap, [topic], timeout):
+    async for rec in read_to_end(kafka, [topic], timeout):
         try:
             data = orjson.loads(rec.value or b"")
         except orjson.JSONDecodeError:

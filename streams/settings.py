@@ -15,29 +15,12 @@ from typing import Annotated
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
+from streams.kafka_settings import KafkaSettings
+
 PACKAGE_ROOT = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE_ROOT / "sampledata" / "data"
 #: The names ``logging`` knows (``JUDGEFLOW_LOG_LEVEL``, ``--log-level``), case-insensitive.
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
-
-
-class KafkaSettings(BaseModel):
-    bootstrap_servers: str = "127.0.0.1:9092"
-    #: Client-side pause after an empty fetch, in ms. 0 = off (real Kafka honours max-wait).
-    #: The embedded broker ignores Fetch max-wait; ``judgeflow demo``/tests set this for it.
-    idle_fetch_backoff_ms: int = Field(default=0, ge=0, le=5000)
-    #: Partitions for topics judgeflow creates itself (inputs, outputs, DLQs, internal).
-    partitions: int = Field(default=4, ge=1)
-    replication_factor: int = Field(default=1, ge=1)
-    #: Consumer-group liveness: a worker killed without leaving is replaced after this long.
-    session_timeout_seconds: float = Field(default=10.0, gt=0)
-    heartbeat_interval_seconds: float = Field(default=2.0, gt=0)
-    commit_interval_seconds: float = Field(default=1.0, gt=0)
-    #: Embedded/dev broker only: before joining a group, evict members whose process on this
-    #: host is dead (noida-db never expires them). Never enable against a shared cluster.
-    evict_dead_members: bool = False
-    #: Producer batching delay: larger batches, fewer requests, a little more latency.
-    producer_linger_ms: int = Field(default=20, ge=0, le=1000)
 
 
 class TopicSettings(BaseModel):

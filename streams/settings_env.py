@@ -7,15 +7,23 @@ from collections.abc import Mapping
 from typing import Any
 
 import orjson
+from pydantic import SecretStr
 
 from streams.settings import Settings
 
 #: Settings fields that are dicts and travel as one JSON value.
 _JSON_FIELDS = ("EXPECTED_AGENTS_BY_TASK",)
+#: What a secret shows as when it is not revealed (``judgeflow config``).
+HIDDEN = "<set, hidden>"
+#: Secrets (SecretStr settings) by their environment name.
+SECRETS = {"KAFKA__SASL_PASSWORD": ("kafka", "sasl_password"),
+           "KAFKA__SSL_KEY_PASSWORD": ("kafka", "ssl_key_password")}
 
 
-def settings_env(settings: Settings) -> dict[str, str]:
-    """The ``JUDGEFLOW_*`` environment that reproduces ``settings`` in a child process."""
+def settings_env(settings: Settings, *, reveal_secrets: bool = False) -> dict[str, str]:
+    """The ``JUDGEFLOW_*`` environment that reproduces ``settings`` in a child process.
+    Secrets show as :data:`HIDDEN` unless ``reveal_secrets`` (a child process needs them;
+    a person reading ``judgeflow config`` never sees them)."""
     env: dict[str, str] = {}
 
     def walk(prefix: str, value: Any) -> None:
@@ -31,4 +39,8 @@ def settings_env(settings: Settings) -> dict[str, str]:
             env[prefix] = str(value)
 
     walk("", settings.model_dump(mode="json"))
+    for name, (group, field) in SECRETS.items():
+        secret = getattr(getattr(settings, group), field)
+        if isinstance(secret, SecretStr):
+            env[name] = secret.get_secret_value() if reveal_secrets else HIDDEN
     return {f"JUDGEFLOW_{k}": v for k, v in env.items()}

@@ -13,9 +13,15 @@ import time
 from collections.abc import AsyncIterator, Iterable, Sequence
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRecord, TopicPartition
+from aiokafka import AIOKafkaConsumer, ConsumerRecord, TopicPartition
+from aiokafka import errors as kafka_errors
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
+from streams import kafka_clients
+from streams.kafka_access import KafkaAccessError
+from streams.kafka_acls import role_topics
+from streams.kafka_check import require
+from streams.kafka_clients import KafkaTarget
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -40,18 +46,27 @@ async def partition_counts(admin: AIOKafkaAdminClient, topics: Iterable[str]) ->
     return counts
 
 
-async def ensure_topics(settings: Settings, extra: Iterable[str] = ()) -> dict[str, int]:
-    """Create missing topics; return the partition count of every judgeflow topic."""
-    admin = AIOKafkaAdminClient(bootstrap_servers=settings.kafka.bootstrap_servers)
+async def ensure_topics(settings: Settings, extra: Iterable[str] = (),
+                        role: str | None = None) -> dict[str, int]:
+    """Create missing topics; return the partition count of every judgeflow topic. With a
+    ``role`` (a worker's start): first stop in one line if its principal lacks an ACL the
+    role needs (:mod:`streams.kafka_check`), then only the topics that role touches."""
+    if role is not None:
+        await require(settings, role)
+    ticks = settings.topics.detect_ticks
+    wanted = all_topics(settings) if role is None else role_topics(role, settings)
+    with_ticks = role in (None, "detect")
+    admin = kafka_clients.admin(settings.kafka)
     await admin.start()
     try:
-        names = [*all_topics(settings), *extra]
+        names = [n for n in dict.fromkeys([*wanted, *extra]) if n != ticks]
         existing = set(await admin.list_topics())
-        missing = [n for n in dict.fromkeys(names) if n not in existing]
+        missing = [n for n in names if n not in existing]
         if missing:
             await _create(admin, missing, settings.kafka.partitions, settings)
         counts = await visible_counts(admin, names)
-        ticks = settings.topics.detect_ticks
+        if not with_ticks:
+            return counts
         answers_parts = counts[settings.topics.agent_answers]
         if ticks not in existing:
             await _create(admin, [ticks], answers_parts, settings)
@@ -72,10 +87,19 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
     new = [NewTopic(name=n, num_partitions=partitions,
                     replication_factor=settings.kafka.replication_factor) for n in names]
     try:
-        await admin.create_topics(new)
+        response = await admin.create_topics(new)
     except Exception as exc:  # a concurrent creator; verified by the describe that follows
         if "TopicAlreadyExists" not in type(exc).__name__ + str(exc):
             raise
+        return
+    for topic, code, *_ in getattr(response, "topic_errors", ()):
+        error = kafka_errors.for_code(code)
+        if error is kafka_errors.TopicAuthorizationFailedError:
+            raise KafkaAccessError(
+                f"topic {topic} does not exist and this principal may not create it: create it "
+                "(deploy/k8s/strimzi/topics.yaml) or grant Create on it")
+        if error not in (kafka_errors.NoError, kafka_errors.TopicAlreadyExistsError):
+            raise error(f"creating topic {topic}")
 
 
 async def visible_counts(admin: AIOKafkaAdminClient, names: Iterable[str],
@@ -111,11 +135,11 @@ async def assign_all(consumer: AIOKafkaConsumer, topics: Sequence[str], *,
     return tps
 
 
-async def send_all(bootstrap: str, topic: str,
+async def send_all(kafka: KafkaTarget, topic: str,
                    records: Sequence[tuple[bytes | None, bytes]]) -> None:
     """Produce ``(key, value)`` records in order and wait until the broker has them all."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", linger_ms=10,
-                                enable_idempotence=True, max_batch_size=256 * 1024)
+    producer = kafka_clients.producer(kafka, acks="all", linger_ms=10,
+                                      enable_idempotence=True, max_batch_size=256 * 1024)
     await producer.start()
     try:
         futures = [await producer.send(topic, value=v, key=k) for k, v in records]
@@ -124,14 +148,14 @@ async def send_all(bootstrap: str, topic: str,
         await producer.stop()
 
 
-async def read_to_end(bootstrap: str, topics: Sequence[str],
+async def read_to_end(kafka: KafkaTarget, topics: Sequence[str],
                       timeout: float = 120.0) -> AsyncIterator[ConsumerRecord[bytes, bytes]]:
     """Every record of ``topics`` from the beginning up to their end offsets at the time of
     the call, as an async iterator (missing topics are skipped). Commits nothing; raises
     TimeoutError when the end is not reached within ``timeout`` seconds. The one way to
     "read what a topic holds now"; live followers keep their own consumer."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                group_id=None, auto_offset_reset="earliest")
+    consumer = kafka_clients.consumer(kafka, enable_auto_commit=False, group_id=None,
+                                      auto_offset_reset="earliest")
     try:  # stopped also when it never started (an unreachable broker): nothing leaks
         await consumer.start()
         tps = await assign_all(consumer, topics)
@@ -154,14 +178,14 @@ async def read_to_end(bootstrap: str, topics: Sequence[str],
         await consumer.stop()
 
 
-async def ids_on_topic(bootstrap: str, topic: str, field: str,
+async def ids_on_topic(kafka: KafkaTarget, topic: str, field: str,
                        timeout: float = 120.0) -> set[str]:
     """The string values of ``field`` in every record of ``topic`` up to its current end.
 
     Linear in the topic's size; only the ids are kept.
     """
     found: set[str] = set()
-    async for rec in read_to_end(bootstrap, [topic], timeout):
+    async for rec in read_to_end(kafka, [topic], timeout):
         _add_id(found, rec.value, field)
     log.info("%d existing id(s) (%s) on %s", len(found), field, topic)
     return found

@@ -25,7 +25,6 @@ from aiokafka.errors import KafkaError
 from schemas.skill import SkillError
 from streams.errors import StreamsError
 from streams.exit_codes import ExitCode
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
 from streams.settings import Settings
 
@@ -57,7 +56,6 @@ def run_worker(name: str, settings: Settings, serve: Serve,
                cannot_start: tuple[type[Exception], ...] = ()) -> ExitCode:
     """Serve the worker's metrics, run ``serve(metrics, stop)`` until it returns (``stop`` is
     set on SIGTERM/SIGINT), and return its exit status."""
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     metrics = Metrics.create()
     metrics.serve(settings.metrics_port, settings.metrics_host)
 

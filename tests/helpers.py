@@ -13,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer
 
 from agents.settings import Settings
+from streams import kafka_clients
+from streams.kafka_clients import KafkaTarget
 from streams.settings import TopicSettings
 from streams.topics import assign_all, send_all
 from tests.kafka import quirks_for
@@ -71,13 +72,13 @@ def worker(name: str, settings: Settings, tmp_path: Path, tag: str = "",
 produce = send_all
 
 
-async def collect(bootstrap: str, topic: str, *, until: int | None = None,
+async def collect(bootstrap: KafkaTarget, topic: str, *, until: int | None = None,
                   timeout: float = 60.0, quiet: float = 2.0,
                   done: Callable[[list[Any]], bool] | None = None) -> list[Any]:
     """All records of ``topic`` from the beginning: stops when ``until`` records arrived or
     ``done(records)`` is true (then waits ``quiet`` seconds more for extras) or at
     ``timeout``."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    consumer = kafka_clients.consumer(bootstrap, enable_auto_commit=False)
     await consumer.start()
     records: list[Any] = []
     try:
@@ -106,12 +107,10 @@ def values(records: Sequence[Any]) -> list[Any]:
     return [orjson.loads(r.value) for r in records]
 
 
-async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int, int]:
+async def committed_offsets(bootstrap: KafkaTarget, group: str, topic: str) -> dict[int, int]:
     """The group's committed offset per partition of ``topic`` (partitions without one
     left out)."""
-    from aiokafka.admin import AIOKafkaAdminClient
-
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = kafka_clients.admin(bootstrap)
     await admin.start()
     try:
         offsets = await admin.list_consumer_group_offsets(group)
@@ -121,8 +120,8 @@ async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int,
             if tp.topic == topic and meta.offset >= 0}
 
 
-async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+async def end_offsets(bootstrap: KafkaTarget, topic: str) -> dict[int, int]:
+    consumer = kafka_clients.consumer(bootstrap, enable_auto_commit=False)
     await consumer.start()
     try:
         tps = await assign_all(consumer, [topic], wait=10)
@@ -132,7 +131,7 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
     return {tp.partition: off for tp, off in ends.items()}
 
 
-async def wait_committed(bootstrap: str, group: str, topic: str,
+async def wait_committed(bootstrap: KafkaTarget, group: str, topic: str,
                          timeout: float = 60.0) -> dict[int, int]:
     """Wait until ``group`` has committed the end of every non-empty partition of ``topic``;
     returns the last committed offsets seen (the caller asserts)."""

@@ -1,10 +1,11 @@
 """The brokers of the tests: which kinds exist, what each needs from the clients, and Apache
 Kafka from tools/kafka (or a skip that says why).
 
-:func:`client_quirks` is the ONE place deciding the embedded broker's client-side
-work-arounds for the tests (the idle fetch backoff and dead-member eviction); Apache Kafka
-gets none of them. :func:`tests.helpers.test_settings` reads them for the bootstrap it is
-given, and the test process's own consumers get the backoff through :func:`use_broker`.
+:func:`client_quirks` gives the settings of the embedded broker's client-side work-arounds
+for the tests (the idle fetch backoff and dead-member eviction; :func:`tests.helpers.
+test_settings` reads them for the bootstrap it is given). The client factory
+(streams/kafka_clients.py) applies them only to a broker it recognises as the embedded one,
+in the workers and in this process alike; Apache Kafka gets none of them.
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ from typing import Any
 
 import pytest
 
-from streams.fetch_backoff import install_idle_fetch_backoff
 from tools.broker import EmbeddedBroker
 from tools.kafka import ApacheKafka, KafkaUnavailable, kafka_classpath
 
@@ -36,11 +36,8 @@ def broker_kind(broker: TestBroker) -> str:
 
 
 def use_broker(kind: str, bootstrap: str) -> None:
-    """The test about to run talks to ``bootstrap``: its settings and this process's
-    consumers get that kind's quirks (and only those)."""
-    quirks = client_quirks(kind)
-    _quirks_by_bootstrap[bootstrap] = quirks
-    install_idle_fetch_backoff(quirks["idle_fetch_backoff_ms"])
+    """The test about to run talks to ``bootstrap``: its settings get that kind's quirks."""
+    _quirks_by_bootstrap[bootstrap] = client_quirks(kind)
 
 
 def quirks_for(bootstrap: str) -> dict[str, Any]:

@@ -11,7 +11,8 @@ acknowledged since the last rewrite (records, offset commits and group state ali
 workers ride out its restart and lose nothing on top of that (see
 tests/integration/test_broker_restart.py); they cannot recover what the broker itself
 dropped after acknowledging it. It also ignores Fetch max-wait (:mod:`streams.fetch_backoff`) and
-never expires a SIGKILLed group member (:mod:`streams.member_eviction`).
+never expires a SIGKILLed group member (:mod:`streams.member_eviction`); the client factory
+(:mod:`streams.kafka_clients`) recognises it and applies both work-arounds to its clients only.
 """
 
 from __future__ import annotations
@@ -64,9 +65,9 @@ def free_port() -> int:
 
 
 async def _kafka_answers(bootstrap: str, timeout: float) -> bool:
-    from aiokafka.admin import AIOKafkaAdminClient
+    from streams import kafka_clients
 
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap, request_timeout_ms=int(timeout * 1000))
+    admin = kafka_clients.admin(bootstrap, request_timeout_ms=int(timeout * 1000))
     quiet = logging.getLogger("aiokafka")
     level = quiet.level
     quiet.setLevel(logging.CRITICAL)  # "connection refused" is expected while it starts

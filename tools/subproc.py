@@ -32,7 +32,7 @@ class WorkerProcess:
                  extra_env: Mapping[str, str] | None = None,
                  module_args: Sequence[str] | None = None) -> None:
         env = {k: v for k, v in os.environ.items() if not k.startswith("JUDGEFLOW_")}
-        env.update(settings_env(settings))
+        env.update(settings_env(settings, reveal_secrets=True))
         env.update(extra_env or {})
         self.name = name
         self.log_path = log_path

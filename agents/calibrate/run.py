@@ -26,10 +26,9 @@ from agents.calibrate.core import Calibration, Group
 from agents.calibrate.feed import Feeder
 from schemas.dlq import DeadLetterHeaders
 from schemas.skill import AnswerSchema, SkillError, load_skill
-from streams import worker_main
+from streams import kafka_clients, worker_main
 from streams.dlq import DeadLetter, dead_letter, note_dead_letter
 from streams.errors import BadRecord
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.settings import Settings
@@ -53,7 +52,7 @@ def answer_schemas(settings: Settings) -> dict[str, AnswerSchema]:
 async def dead_lettered(settings: Settings) -> set[tuple[int, int]]:
     """(partition, offset) of adjudications already in the DLQ."""
     seen: set[tuple[int, int]] = set()
-    async for rec in read_to_end(settings.kafka.bootstrap_servers,
+    async for rec in read_to_end(settings.kafka,
                                  [settings.topics.dlq(settings.topics.adjudications)]):
         with contextlib.suppress(KeyError, ValueError):
             h = DeadLetterHeaders.from_kafka(rec.headers or ())
@@ -109,12 +108,11 @@ class CalibrateWorker:
     async def run(self) -> None:
         k, t = self.s.kafka, self.s.topics
         inputs = [t.judge_results, t.adjudications, t.cell_outcomes]
-        await self.published.load(k.bootstrap_servers, t.calibration, "calibration_id")
+        await self.published.load(k, t.calibration, "calibration_id")
         self.dead = await dead_lettered(self.s)
-        self.producer = AIOKafkaProducer(bootstrap_servers=k.bootstrap_servers, acks="all",
-                                         enable_idempotence=True)
-        consumer = AIOKafkaConsumer(bootstrap_servers=k.bootstrap_servers, group_id=None,
-                                    enable_auto_commit=False, auto_offset_reset="earliest")
+        self.producer = kafka_clients.producer(k, acks="all", enable_idempotence=True)
+        consumer = kafka_clients.consumer(k, group_id=None, enable_auto_commit=False,
+                                          auto_offset_reset="earliest")
         await self.producer.start()
         await consumer.start()
         try:
@@ -155,8 +153,7 @@ class CalibrateWorker:
 async def serve(settings: Settings, stop: asyncio.Event | None = None,
                 metrics: Metrics | None = None) -> None:
     """Run the calibrate worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
-    await ensure_topics(settings)
+    await ensure_topics(settings, role="calibrate")
     worker = CalibrateWorker(settings, metrics or Metrics.create(),
                              Calibration(answer_schemas(settings)))
     await serve_until(worker, stop)

@@ -28,10 +28,10 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
     provider = make_provider(settings)
     require_credentials(provider)  # fail fast, before touching the broker
     await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
-    await ensure_topics(settings)
+    await ensure_topics(settings, role="debrief")
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    produced = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+    produced = await ProducedIds.from_topic(settings.kafka,
                                             topics.case_evaluations, "evaluation_id",
                                             "request_id")
     handler = DebriefHandler(grader, topics.case_evaluations, produced)

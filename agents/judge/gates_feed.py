@@ -15,6 +15,7 @@ from pydantic import ValidationError
 from agents.judge.gates import GateAnswers
 from schemas.calibration import Adjudication
 from schemas.chart_review import CellOutcome
+from streams import kafka_clients
 from streams.settings import Settings
 from streams.topics import assign_all
 
@@ -39,9 +40,8 @@ async def follow_outcomes(settings: Settings, store: GateAnswers,
     """Feed ``store`` until cancelled. ``ready`` is set once the topic has been read up to
     its end offsets at start (the worker waits for it: a gate cell decided before the
     worker started is known to the first job that needs it)."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
-                                group_id=None, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+    consumer = kafka_clients.consumer(settings.kafka, group_id=None, enable_auto_commit=False,
+                                      auto_offset_reset="earliest")
     await consumer.start()
     skipped = 0
     try:

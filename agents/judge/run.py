@@ -1,6 +1,6 @@
 """``judgeflow worker judge``: every job on the jobs topic -> exactly one JudgeResult.
 
-Start-up: install the embedded-broker fetch backoff, make sure the topics exist, load the
+Start-up: make sure the topics exist (the client factory checks the connection first), load the
 phenotype skill (fail fast if broken), rebuild the result ledger from the results topic
 (see :mod:`streams.produced`), then consume jobs with :class:`ConcurrentWorker`
 (``llm.concurrency`` jobs at once; offsets committed only after results are acknowledged).
@@ -33,7 +33,6 @@ from schemas.errors import describe
 from schemas.skill import load_skill
 from streams import limits, worker_main
 from streams.errors import BadRecord
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.json_depth import depth_reason, too_deep
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
@@ -93,13 +92,12 @@ def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
 async def serve(settings: Settings, provider: Provider | None = None,
                 stop: asyncio.Event | None = None, metrics: Metrics | None = None) -> None:
     """Run the judge worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     skill = load_skill(settings.skill_dir)  # fail fast: a broken skill or missing key
     provider = provider or make_provider(settings)
     require_credentials(provider)
     metrics = metrics or Metrics.create()
     await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
-    await ensure_topics(settings)
+    await ensure_topics(settings, role="judge")
     # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
     gates = GateAnswers(skill)
@@ -111,7 +109,7 @@ async def serve(settings: Settings, provider: Provider | None = None,
         await check_provider(route.provider, route.settings.llm, metrics)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                   min_cache_tokens=min_cache, gates=gates, routes=routes)
-    ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+    ledger = await ProducedIds.from_topic(settings.kafka,
                                           settings.topics.judge_results, "result_id", "job_id")
     worker = ConcurrentWorker(
         settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,

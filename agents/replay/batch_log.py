@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from aiokafka import AIOKafkaProducer
 from pydantic import ValidationError
 
 from schemas.replay import ReplayBatch
+from streams import kafka_clients
 from streams.settings import Settings
 from streams.topics import ensure_topics, read_to_end
 
@@ -15,8 +15,7 @@ from streams.topics import ensure_topics, read_to_end
 async def recorded(settings: Settings, group: str, input_topic: str) -> list[ReplayBatch]:
     """The batches this replay (group, input topic) submitted, oldest first."""
     found: list[ReplayBatch] = []
-    async for rec in read_to_end(settings.kafka.bootstrap_servers,
-                                 [settings.topics.replay_batches]):
+    async for rec in read_to_end(settings.kafka, [settings.topics.replay_batches]):
         try:
             b = ReplayBatch.model_validate_json(rec.value or b"")
         except ValidationError:
@@ -32,8 +31,7 @@ async def record(settings: Settings, group: str, input_topic: str, version: str,
                         batch_id=batch_id, custom_ids=tuple(custom_ids),
                         submitted_at=datetime.now(UTC))
     await ensure_topics(settings, [settings.topics.replay_batches])
-    producer = AIOKafkaProducer(bootstrap_servers=settings.kafka.bootstrap_servers, acks="all",
-                                enable_idempotence=True)
+    producer = kafka_clients.producer(settings.kafka, acks="all", enable_idempotence=True)
     await producer.start()
     try:
         await producer.send_and_wait(settings.topics.replay_batches, key=group.encode(),

@@ -12,7 +12,6 @@ from agents.replay.cli_llm import add_kinds
 from agents.replay.console import Console, replay_console
 from agents.replay.dlq import Replayer, Tally
 from streams.exit_codes import ExitCode
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
 
@@ -51,7 +50,6 @@ def _progress(dry_run: bool) -> Callable[[Tally], None]:
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     replayer = Replayer(settings, args.topic, args.error_type, args.dry_run)
     tty = sys.stderr.isatty()
     console = Console()  # the progress line never shares a line with a log record

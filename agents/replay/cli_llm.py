@@ -12,7 +12,6 @@ from agents.replay.plan import parse_offsets, parse_since
 from agents.settings import Settings
 from streams.errors import StreamsError
 from streams.exit_codes import CommandError, ExitCode
-from streams.fetch_backoff import install_idle_fetch_backoff
 
 _DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "
          "(the version follows the prompt, skill, model and its parameters; see README "
@@ -110,7 +109,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.replay.run import Options, progress_line, replay
     from agents.replay.targets import Filters
 
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
     if args.budget_usd is not None and args.budget_usd <= 0:
         raise CommandError("--budget-usd must be positive")
     opts = Options(worker=args.worker, since=args.since, from_offsets=args.from_offsets,

@@ -23,6 +23,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition
 from aiokafka.admin import AIOKafkaAdminClient
 
+from streams import kafka_clients
 from streams.errors import StreamsError
 from streams.settings import Settings
 from streams.topics import assign_all
@@ -77,13 +78,13 @@ class Replayer:
         return offset < self._covers[other].get(tp, 0)
 
     async def run(self, progress: Progress | None = None) -> Tally:
-        bootstrap = self.s.kafka.bootstrap_servers
-        consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                    group_id=group_for(self.topic, self.type),
-                                    auto_offset_reset="earliest")
-        producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all",
-                                    enable_idempotence=True)
-        self._admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+        k = self.s.kafka
+        await kafka_clients.join_group(k, group_for(self.topic, self.type))
+        consumer = kafka_clients.consumer(k, enable_auto_commit=False,
+                                          group_id=group_for(self.topic, self.type),
+                                          auto_offset_reset="earliest")
+        producer = kafka_clients.producer(k, acks="all", enable_idempotence=True)
+        self._admin = kafka_clients.admin(k)
         await consumer.start()
         await producer.start()
         await self._admin.start()

@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka import TopicPartition
 
 from schemas.ids import derive_id
+from streams import kafka_clients
 from streams.errors import StreamsError
 from streams.settings import Settings
 from streams.topics import assign_all
@@ -72,9 +73,8 @@ async def plan(settings: Settings, topic: str, group: str, *, since: datetime | 
                from_offsets: dict[int, int] | None = None, commit: bool = True) -> Plan:
     """Start and end offsets per partition; with ``commit`` the start of a first run is
     committed for ``group`` so the consumer group begins exactly there."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
-                                group_id=group, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+    consumer = kafka_clients.consumer(settings.kafka, group_id=group, enable_auto_commit=False,
+                                      auto_offset_reset="earliest")
     await consumer.start()
     try:
         tps = await assign_all(consumer, [topic])
@@ -111,8 +111,7 @@ async def read_range(settings: Settings, p: Plan, on_record: Callable[[Any], Awa
     todo = {tp for tp in p.ends if p.starts[tp] < p.ends[tp]}
     if not todo:  # nothing to read: no consumer (one stopped right after its start
         return    # raises CancelledError out of aiokafka's coordinator close)
-    consumer = AIOKafkaConsumer(bootstrap_servers=settings.kafka.bootstrap_servers,
-                                group_id=None, enable_auto_commit=False)
+    consumer = kafka_clients.consumer(settings.kafka, group_id=None, enable_auto_commit=False)
     await consumer.start()
     try:
         consumer.assign(list(p.ends))

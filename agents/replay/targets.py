@@ -61,7 +61,7 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
         settings, skill, make_provider)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                   min_cache_tokens=min_cache(settings, provider), routes=routes)
-    ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+    ledger = await ProducedIds.from_topic(settings.kafka,
                                           settings.topics.judge_results, "result_id", "job_id")
     topics = settings.topics
     target = Target(
@@ -77,7 +77,7 @@ async def debrief_target(settings: Settings, provider: Any,
                          metrics: Metrics) -> tuple[Target, Series]:
     grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    produced = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+    produced = await ProducedIds.from_topic(settings.kafka,
                                             topics.case_evaluations, "evaluation_id",
                                             "request_id")
 

@@ -11,8 +11,7 @@ import faust
 from schemas.skill import load_skill
 from streams.app import base_app
 from streams.detect.faust_edge import register_detect
-from streams.fetch_backoff import install_idle_fetch_backoff
-from streams.member_eviction import evict_dead_members
+from streams.kafka_clients import join_group
 from streams.metrics import Metrics
 from streams.settings import Settings
 from streams.topics import ensure_topics
@@ -27,10 +26,7 @@ def run_worker(settings: Settings) -> int:
 
 def _run(settings: Settings) -> None:
     skill = load_skill(settings.skill_dir)  # fail fast on a broken skill folder
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
-    counts = asyncio.run(ensure_topics(settings))
-    if settings.kafka.evict_dead_members:
-        asyncio.run(evict_dead_members(settings.kafka.bootstrap_servers, settings.groups.detect))
+    counts = asyncio.run(_prepare(settings))
     partitions = counts[settings.topics.agent_answers]
     warning = partition_warning(settings.topics.agent_answers, partitions,
                                 settings.kafka.partitions)
@@ -50,6 +46,13 @@ def _run(settings: Settings) -> None:
     # triggers scan only what the stream made.
     gc.freeze()
     worker.execute_from_commandline()
+
+
+async def _prepare(settings: Settings) -> dict[str, int]:
+    """Topics exist and the group may be joined (the factory checks the connection first)."""
+    counts = await ensure_topics(settings, role="detect")
+    await join_group(settings.kafka, settings.groups.detect)
+    return counts
 
 
 def partition_warning(topic: str, found: int, expected: int) -> str | None:

@@ -146,9 +146,12 @@ def test_compose_values_are_valid_settings_and_prometheus_scrapes_their_port(
 
 
 def test_k8s_values_are_valid_settings_and_annotations_match_the_port(
-        monkeypatch: pytest.MonkeyPatch) -> None:
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     (configmap,) = k8s_objects("ConfigMap")
-    settings = settings_from(configmap["data"], monkeypatch)
+    # the ConfigMap with one worker's own env (its Kafka user); mounted files made up here
+    from tests.contract.test_kafka_deploy import pod_env
+
+    settings = settings_from(pod_env(configmap, next(k8s_containers()), tmp_path), monkeypatch)
     assert settings.metrics_host == "0.0.0.0" and settings.metrics_port > 0
     for dep in k8s_objects("Deployment"):
         pod = dep["spec"]["template"]

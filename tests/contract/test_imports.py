@@ -10,6 +10,9 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("schemas", "streams", "agents", "dashboard", "cli", "tools", "dev")
+#: The string imports there are, each a documented plug-in point a user names in a setting.
+LISTED = {"streams/kafka_security.py":
+          "JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER (module:callable)"}
 STRING_IMPORT = re.compile(r"\bimport_module\(|\b__import__\(|\bimportlib\.util\.find_spec\(")
 
 
@@ -17,7 +20,7 @@ def test_no_module_is_imported_by_a_name_in_a_string() -> None:
     found = [f"{path.relative_to(ROOT)}:{n}" for package in PACKAGES
              for path in sorted((ROOT / package).rglob("*.py"))
              for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
-             if STRING_IMPORT.search(line)]
+             if STRING_IMPORT.search(line) and str(path.relative_to(ROOT)) not in LISTED]
     assert not found, found
 
 

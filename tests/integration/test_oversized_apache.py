@@ -15,11 +15,11 @@ from pathlib import Path
 
 import orjson
 import pytest
-from aiokafka import AIOKafkaProducer
 
 from agents.debrief.sampledata import REQUESTS_FILE
 from agents.settings import Settings
 from schemas.dlq import DeadLetterHeaders
+from streams import kafka_clients
 from streams.limits import DLQ_TRUNCATED_VALUE_BYTES
 from streams.topics import ensure_topics
 from tests.helpers import collect, values, wait_committed, worker
@@ -55,8 +55,8 @@ def bootstrap5m(kafka5m: ApacheKafka) -> str:
 
 async def produce_big(bootstrap: str, topic: str, records: list[tuple[bytes, bytes]]) -> None:
     """As a producer configured for the raised limit would (max.request.size above it)."""
-    producer = AIOKafkaProducer(bootstrap_servers=bootstrap, acks="all", enable_idempotence=True,
-                                max_request_size=BROKER_MAX + 64 * 1024)
+    producer = kafka_clients.producer(bootstrap, acks="all", enable_idempotence=True,
+                                      max_request_size=BROKER_MAX + 64 * 1024)
     await producer.start()
     try:
         for key, value in records:  # one record per batch: the big one alone fits the max

@@ -5,10 +5,10 @@ not) re-drives nothing it or another run already re-drove, only new dead letters
 from __future__ import annotations
 
 import pytest
-from aiokafka import AIOKafkaProducer
 
 from agents.settings import Settings
 from schemas.dlq import dead_letter_headers
+from streams import kafka_clients
 from streams.topics import ensure_topics
 from tests.helpers import collect, test_settings
 from tests.integration.test_cli import run_cli
@@ -18,7 +18,7 @@ pytestmark = pytest.mark.integration
 
 async def _dead_letters(s: Settings, letters: list[tuple[bytes, bytes, str]]) -> None:
     source = s.topics.agent_answers
-    producer = AIOKafkaProducer(bootstrap_servers=s.kafka.bootstrap_servers, acks="all")
+    producer = kafka_clients.producer(s.kafka, acks="all")
     await producer.start()
     try:
         for i, (key, value, etype) in enumerate(letters):

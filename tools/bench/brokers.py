@@ -12,12 +12,11 @@ import contextlib
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
 KINDS = ("embedded", "apache")
 #: The embedded broker ignores Fetch max-wait: our own measuring consumers and the workers
-#: pause after an empty fetch there (never on Apache Kafka or a real cluster).
+#: pause after an empty fetch there (the client factory applies it to that broker only).
 EMBEDDED_BACKOFF_MS = 50
 
 
@@ -32,7 +31,6 @@ def bench_broker(kind: str, settings: Settings) -> Iterator[BenchBroker | str]:
     """A started broker of ``kind`` with settings pointing at it, or (when Apache Kafka
     cannot run here) the reason it is skipped. Stopped by PID on exit."""
     if kind == "external":
-        install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
         yield BenchBroker(f"the configured cluster ({settings.kafka.bootstrap_servers})",
                           settings)
         return
@@ -40,7 +38,6 @@ def bench_broker(kind: str, settings: Settings) -> Iterator[BenchBroker | str]:
         from tools.broker import EmbeddedBroker
 
         with EmbeddedBroker() as embedded:
-            install_idle_fetch_backoff(EMBEDDED_BACKOFF_MS)
             yield BenchBroker("embedded broker (noida-db)", _point(
                 settings, embedded.bootstrap, backoff=EMBEDDED_BACKOFF_MS))
         return
@@ -52,7 +49,6 @@ def bench_broker(kind: str, settings: Settings) -> Iterator[BenchBroker | str]:
         yield f"Apache Kafka skipped: {exc}"
         return
     try:
-        install_idle_fetch_backoff(0)
         yield BenchBroker(f"Apache Kafka {KAFKA_VERSION} (1 KRaft node, started in "
                           f"{apache.startup_seconds:.1f}s)", _point(settings, apache.bootstrap))
     finally:

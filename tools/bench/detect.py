@@ -23,9 +23,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from schemas.skill import load_skill
+from streams import kafka_clients
 from streams.settings import Settings, TopicSettings
 from streams.topics import assign_all, send_all
 from tools.subproc import WorkerProcess
@@ -65,11 +65,11 @@ def synthetic_answers(settings: Settings, n: int, seed: int = 7) -> list[tuple[b
     return out
 
 
-async def output_span(bootstrap: str, topic: str, expected: int, timeout: float,
+async def output_span(kafka: kafka_clients.KafkaTarget, topic: str, expected: int, timeout: float,
                       skip: int = 0) -> float:
     """Seconds between the ``skip``-th and the ``expected``-th record's broker timestamp
     (``skip`` leaves out warm-up outputs)."""
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, enable_auto_commit=False)
+    consumer = kafka_clients.consumer(kafka, enable_auto_commit=False)
     await consumer.start()
     stamps: list[int] = []
     try:
@@ -90,11 +90,10 @@ async def output_span(bootstrap: str, topic: str, expected: int, timeout: float,
 
 
 async def passthrough(settings: Settings, source: str, sink: str, n: int) -> BenchResult:
-    bs = settings.kafka.bootstrap_servers
-    consumer = AIOKafkaConsumer(source, bootstrap_servers=bs, group_id=f"{sink}-group",
-                                enable_auto_commit=False, auto_offset_reset="earliest")
-    producer = AIOKafkaProducer(bootstrap_servers=bs, acks="all", enable_idempotence=True,
-                                linger_ms=5)
+    bs = settings.kafka
+    consumer = kafka_clients.consumer(bs, source, group_id=f"{sink}-group",
+                                      enable_auto_commit=False, auto_offset_reset="earliest")
+    producer = kafka_clients.producer(bs, acks="all", enable_idempotence=True, linger_ms=5)
     await consumer.start()
     await producer.start()
     seen = 0
@@ -124,7 +123,7 @@ def run_worker_until(settings: Settings, n: int, outputs_topic: str, timeout: fl
     cell is sent alone and waited for (the workers have joined), and its ``warm_outputs``
     outputs are left out of the span."""
     log_dir = Path(tempfile.mkdtemp(prefix="judgeflow-bench-"))
-    bs = settings.kafka.bootstrap_servers
+    bs = settings.kafka
     procs = [WorkerProcess("detect", settings, log_dir / f"worker{i}.log",
                            module_args=module_args) for i in range(processes)]
     try:
@@ -142,11 +141,11 @@ def run_worker_until(settings: Settings, n: int, outputs_topic: str, timeout: fl
     return BenchResult(n, span)
 
 
-async def create_topic(bootstrap: str, name: str, partitions: int) -> None:
+async def create_topic(kafka: kafka_clients.KafkaTarget, name: str, partitions: int) -> None:
     """Create one topic the way a producer's auto-creation would (before any worker)."""
-    from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+    from aiokafka.admin import NewTopic
 
-    admin = AIOKafkaAdminClient(bootstrap_servers=bootstrap)
+    admin = kafka_clients.admin(kafka)
     await admin.start()
     try:
         await admin.create_topics([NewTopic(name=name, num_partitions=partitions,

@@ -33,7 +33,7 @@ def _fresh(settings: Settings, input_partitions: int) -> Settings:
     s = settings.model_copy(update={
         "topics": bench_topics(tag),
         "groups": settings.groups.model_copy(update={"detect": f"bench{tag}-detect"})})
-    bs = s.kafka.bootstrap_servers
+    bs = s.kafka
     if input_partitions:
         asyncio.run(create_topic(bs, s.topics.agent_answers, input_partitions))
     asyncio.run(ensure_topics(s, extra=[f"bench{tag}.passthrough", f"bench{tag}.forward"]))
@@ -62,11 +62,12 @@ def detect_runs(settings: Settings, events: int, timeout: float, *, input_partit
                 live: bool = False, processes: int = 1) -> dict[str, float]:
     """The phases on the broker ``settings`` point at; returns the backlog ratios."""
     s = _fresh(settings, input_partitions)
-    bs = s.kafka.bootstrap_servers
+    bs = s.kafka
     records = synthetic_answers(s, events)
     n = len(records)
     print(f"backlog: {n} answers on {s.topics.agent_answers} "
-          f"({input_partitions or s.kafka.partitions} partition(s)) on {bs}", flush=True)
+          f"({input_partitions or s.kafka.partitions} partition(s)) on {bs.bootstrap_servers}",
+          flush=True)
     asyncio.run(send_all(bs, s.topics.agent_answers, records))
     base = _show("raw passthrough (aiokafka)", asyncio.run(
         passthrough(s, s.topics.agent_answers, _sink(s, "passthrough"), n)))
@@ -147,7 +148,7 @@ def memory_run(settings: Settings, cells: int, timeout: float) -> float:
     from tools.subproc import WorkerProcess
 
     s = _fresh(settings, 0)
-    bs = s.kafka.bootstrap_servers
+    bs = s.kafka
     records = sample_cells(cells)
     log = Path(tempfile.mkdtemp(prefix="judgeflow-bench-")) / "worker.log"
     chunk = 2 * min(2000, cells)  # records per round: a steady flow, not one huge backlog

@@ -7,21 +7,22 @@ detector is Faust's own per-event cost (stream, acks, per-message send) and how 
 
 from __future__ import annotations
 
+import asyncio
 import sys
 
 import faust
 
+from streams import kafka_clients
 from streams.app import base_app
 from streams.detect.faust_edge import RAW
 from streams.detect.run import QuietWorker
-from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.settings import Settings
 
 
 def main(argv: list[str]) -> int:
     source, sink = argv
     settings = Settings()
-    install_idle_fetch_backoff(settings.kafka.idle_fetch_backoff_ms)
+    asyncio.run(kafka_clients.connect(settings.kafka))  # recognises the embedded broker
     (settings.state_dir / "faust-forward").mkdir(parents=True, exist_ok=True)
     app = base_app(settings, f"{settings.groups.detect}-faust-forward", settings.kafka.partitions)
     src = app.topic(source, **RAW)

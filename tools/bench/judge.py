@@ -82,8 +82,7 @@ def run_bench(settings: Settings, args: argparse.Namespace) -> int:
     try:
         kafka = settings.kafka.model_copy(update={
             "bootstrap_servers": settings.kafka.bootstrap_servers if broker is None
-            else broker.bootstrap,
-            "idle_fetch_backoff_ms": settings.kafka.idle_fetch_backoff_ms or (20 if broker else 0)})
+            else broker.bootstrap})
         llm = settings.llm.model_copy(update={
             "provider": "anthropic", "concurrency": conc, "requests_per_minute": 1_000_000,
             "sdk_max_retries": 0, "deadline_seconds": max(60.0, 4 * slow_s)})

@@ -17,7 +17,6 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 
 from agents.context.assemble import gather
 from agents.context.charts import ChartStore
@@ -29,6 +28,7 @@ from agents.providers.limits import Budget
 from agents.settings import Settings
 from schemas.chart_review import AgentAnswer, JudgeJob
 from schemas.skill import load_skill
+from streams import kafka_clients
 from streams.settings import TopicSettings
 from tools.bench.judge_fake import SLOW_MARK
 
@@ -111,9 +111,9 @@ async def run_phase(settings: Settings, url: str, jobs: list[JudgeJob], timeout:
     s = settings.model_copy(update={
         "topics": TopicSettings(**topics),
         "groups": settings.groups.model_copy(update={"judge": f"bench{tag}-judge"})})
-    bs = s.kafka.bootstrap_servers
+    bs = s.kafka
     await ensure_topics(s)
-    producer = AIOKafkaProducer(bootstrap_servers=bs, acks="all", linger_ms=5)
+    producer = kafka_clients.producer(bs, acks="all", linger_ms=5)
     await producer.start()
     try:
         sent = [await producer.send(s.topics.judge_jobs, key=j.key.encode(),
@@ -143,12 +143,12 @@ async def run_phase(settings: Settings, url: str, jobs: list[JudgeJob], timeout:
     return Phase(results, len(got) - len(results))
 
 
-async def _read(bootstrap: str, topics: list[str], n: int, timeout: float
+async def _read(kafka: kafka_clients.KafkaTarget, topics: list[str], n: int, timeout: float
                 ) -> list[tuple[str, dict[str, Any]]]:
     """The first ``n`` records of ``topics`` (from the beginning) as ``(topic, value)``,
     or fewer at ``timeout``."""
-    consumer = AIOKafkaConsumer(*topics, bootstrap_servers=bootstrap, enable_auto_commit=False,
-                                auto_offset_reset="earliest")
+    consumer = kafka_clients.consumer(kafka, *topics, enable_auto_commit=False,
+                                      auto_offset_reset="earliest")
     await consumer.start()
     out: list[tuple[str, dict[str, Any]]] = []
     try:

@@ -19,9 +19,9 @@ from pathlib import Path
 from typing import Any
 
 import orjson
-from aiokafka import AIOKafkaConsumer
 
 from agents.settings import Settings
+from streams import kafka_clients
 from streams.topics import assign_all, ensure_topics
 from tools.broker import EmbeddedBroker
 from tools.demo.tally import Expect, Seen
@@ -33,8 +33,8 @@ WORKERS = ("detect", "judge", "debrief", "calibrate")
 def demo_settings(settings: Settings, bootstrap: str, state_dir: Path, settle: float,
                   offline: bool) -> Settings:
     use_claude = bool(os.environ.get("ANTHROPIC_API_KEY")) and not offline
-    kafka = settings.kafka.model_copy(update={
-        "bootstrap_servers": bootstrap, "idle_fetch_backoff_ms": 50, "evict_dead_members": True})
+    # the client factory recognises the embedded broker and applies its work-arounds itself
+    kafka = settings.kafka.model_copy(update={"bootstrap_servers": bootstrap})
     llm = settings.llm.model_copy(update={"provider": "anthropic" if use_claude else "offline"})
     return settings.model_copy(update={"kafka": kafka, "llm": llm, "settle_seconds": settle,
                                        "state_dir": state_dir})
@@ -104,8 +104,7 @@ async def follow(s: Settings, expect: Expect, timeout: float, progress: Any,
     t = s.topics
     topics = [t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations, t.calibration,
               t.dlq(t.agent_answers), t.dlq(t.judge_jobs), t.dlq(t.debrief_requests)]
-    consumer = AIOKafkaConsumer(bootstrap_servers=s.kafka.bootstrap_servers,
-                                enable_auto_commit=False)
+    consumer = kafka_clients.consumer(s.kafka, enable_auto_commit=False)
     await consumer.start()
     seen = Seen()
     try:

@@ -1,0 +1,112 @@
+"""Least privilege as data: the Kafka ACLs each judgeflow role needs, and nothing more.
+
+One principal per role. A worker reads its inputs (Read, and Read on its consumer group),
+writes its outputs and dead-letter topics (Write), and owns its internal and changelog topics;
+only the detector creates topics (its internal ones). Describe is never listed: Kafka's Read
+and Write imply it (a test showed an explicit Describe ACL changes nothing). The shared topics
+are created by the operator (``deploy/k8s/strimzi/topics.yaml``) or, on a cluster without an
+authorizer, by judgeflow itself. ``judgeflow kafka check`` checks a principal against this
+list, every worker checks its own at start, and ``deploy/k8s/strimzi/users.yaml`` is
+generated from it (``judgeflow kafka acls --strimzi``; a contract test keeps them equal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Literal
+
+from streams.settings import Settings
+
+Resource = Literal["topic", "group"]
+#: Kafka ACL operation names, with the bit each has in a broker's "authorized operations".
+OPERATION_BITS = {"Read": 3, "Write": 4, "Create": 5, "Describe": 8}
+#: The roles, each a principal: the four workers and the read-only CLI/dashboard user.
+ROLES = ("detect", "judge", "debrief", "calibrate", "reader")
+
+
+@dataclass(frozen=True)
+class Acl:
+    resource: Resource
+    name: str
+    operation: str
+    why: str
+
+
+def _topic(name: str, ops: Iterable[str], why: str) -> list[Acl]:
+    return [Acl("topic", name, op, why) for op in ops]
+
+
+def _reads(names: Iterable[str], why: str) -> list[Acl]:
+    return [a for n in names for a in _topic(n, ("Read",), why)]
+
+
+def _writes(names: Iterable[str], why: str) -> list[Acl]:
+    return [a for n in names for a in _topic(n, ("Write",), why)]
+
+
+def faust_internal_topics(settings: Settings) -> list[str]:
+    """The topics Faust creates for the detect app (its id is the detect group): the cell
+    table's changelog and the leader-assignor topic."""
+    app = settings.groups.detect
+    return [f"{app}-cells-changelog", f"{app}-__assignor-__leader"]
+
+
+def role_acls(role: str, settings: Settings) -> list[Acl]:
+    """Every ACL ``role`` needs, in a stable order (no duplicates)."""
+    t, g = settings.topics, settings.groups
+    acls: list[Acl]
+    if role == "detect":
+        internal = [t.detect_ticks, *faust_internal_topics(settings)]
+        acls = (_reads([t.agent_answers], "input")
+                + _writes([t.cell_outcomes, t.judge_jobs], "output")
+                + _writes([t.dlq(t.agent_answers)], "dead letters")
+                + [a for n in internal for a in _topic(
+                    n, ("Read", "Write", "Create"), "internal (created by detect)")]
+                + [Acl("group", g.detect, "Read", "consumer group")])
+    elif role == "judge":
+        acls = (_reads([t.judge_jobs], "input")
+                + _reads([t.judge_results], "ledger: results already published")
+                + _writes([t.judge_results], "output")
+                + _writes([t.dlq(t.judge_jobs)], "dead letters")
+                + [Acl("group", g.judge, "Read", "consumer group")])
+    elif role == "debrief":
+        acls = (_reads([t.debrief_requests], "input")
+                + _reads([t.case_evaluations], "ledger: evaluations already published")
+                + _writes([t.case_evaluations], "output")
+                + _writes([t.dlq(t.debrief_requests)], "dead letters")
+                + [Acl("group", g.debrief, "Read", "consumer group")])
+    elif role == "calibrate":  # reads whole topics without a group
+        acls = (_reads([t.judge_results, t.adjudications, t.cell_outcomes], "input")
+                + _reads([t.calibration, t.dlq(t.adjudications)], "already published")
+                + _writes([t.calibration], "output")
+                + _writes([t.dlq(t.adjudications)], "dead letters"))
+    elif role == "reader":  # tail, compare, the dashboard: group-less, read-only
+        acls = _reads([t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations,
+                       t.calibration, t.adjudications], "read by the CLI and the dashboard")
+    else:
+        raise ValueError(f"unknown role {role!r}; one of {', '.join(ROLES)}")
+    unique: dict[tuple[str, str, str], Acl] = {}
+    for a in acls:
+        unique.setdefault((a.resource, a.name, a.operation), a)
+    return list(unique.values())
+
+
+def role_topics(role: str, settings: Settings) -> list[str]:
+    """The topics ``role`` touches that judgeflow makes sure exist (Faust's own excluded)."""
+    faust = set(faust_internal_topics(settings))
+    return list(dict.fromkeys(a.name for a in role_acls(role, settings)
+                              if a.resource == "topic" and a.name not in faust))
+
+
+def creates(role: str, settings: Settings) -> set[str]:
+    return {a.name for a in role_acls(role, settings) if a.operation == "Create"}
+
+
+def strimzi_acls(role: str, settings: Settings) -> list[dict[str, object]]:
+    """``spec.authorization.acls`` of a Strimzi ``KafkaUser`` (type simple) for ``role``."""
+    by_resource: dict[tuple[str, str], list[str]] = {}
+    for a in role_acls(role, settings):
+        by_resource.setdefault((a.resource, a.name), []).append(a.operation)
+    return [{"resource": {"type": kind, "name": name, "patternType": "literal"},
+             "operations": ops, "host": "*"} for (kind, name), ops in by_resource.items()]

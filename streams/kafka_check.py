@@ -1,0 +1,202 @@
+"""What the configured principal may do on the topics and groups a role needs.
+
+The broker says so itself (KIP-430 "authorized operations"): a Metadata request (v8) with
+``include_topic_authorized_operations`` gives a bit field of the allowed operations per
+topic, a DescribeGroups request (v3) the same per group; a missing topic is tried with a
+validate-only CreateTopics. Nothing is read, written or created. A broker without an
+authorizer (the embedded one, a dev cluster) allows everything and says so.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from aiokafka.admin import NewTopic
+from aiokafka.errors import GroupAuthorizationFailedError, GroupCoordinatorNotAvailableError
+from aiokafka.protocol.api import Request, RequestStruct, Response
+from aiokafka.protocol.types import Array, Boolean, Bytes, Int16, Int32, Schema, String
+
+from streams import kafka_clients
+from streams.kafka_access import KafkaAccessError
+from streams.kafka_acls import OPERATION_BITS, Acl, role_acls
+from streams.settings import Settings
+
+State = Literal["ok", "MISSING", "unknown"]
+#: "authorized operations" when the broker was not asked or does not tell (INT32_MIN)
+NOT_REPORTED = -(2**31)
+_UNKNOWN_TOPIC, _TOPIC_DENIED, _GROUP_DENIED = 3, 29, 30
+_COORDINATOR_NOT_READY = (15, 14, 16)  # not available, loading, not coordinator
+
+
+class _MetadataResponseV8(Response):
+    API_KEY, API_VERSION = 3, 8
+    SCHEMA = Schema(
+        ("throttle_time_ms", Int32),
+        ("brokers", Array(("node_id", Int32), ("host", String("utf-8")), ("port", Int32),
+                          ("rack", String("utf-8")))),
+        ("cluster_id", String("utf-8")), ("controller_id", Int32),
+        ("topics", Array(("error_code", Int16), ("name", String("utf-8")),
+                         ("is_internal", Boolean),
+                         ("partitions", Array(("error_code", Int16), ("partition", Int32),
+                                              ("leader", Int32), ("leader_epoch", Int32),
+                                              ("replicas", Array(Int32)), ("isr", Array(Int32)),
+                                              ("offline", Array(Int32)))),
+                         ("authorized_operations", Int32))),
+        ("cluster_authorized_operations", Int32))
+
+
+class _MetadataRequestV8(RequestStruct):
+    API_KEY, API_VERSION, RESPONSE_TYPE = 3, 8, _MetadataResponseV8
+    SCHEMA = Schema(("topics", Array(String("utf-8"))), ("allow_auto_topic_creation", Boolean),
+                    ("include_cluster_authorized_operations", Boolean),
+                    ("include_topic_authorized_operations", Boolean))
+
+
+class _Metadata(Request[_MetadataRequestV8]):
+    API_KEY = 3
+
+    def __init__(self, topics: list[str]) -> None:
+        self.topics = topics
+
+    def build(self, request_struct_class: type[_MetadataRequestV8]) -> _MetadataRequestV8:
+        return request_struct_class(self.topics, False, True, True)
+
+
+class _DescribeGroupsResponseV3(Response):
+    API_KEY, API_VERSION = 15, 3
+    SCHEMA = Schema(
+        ("throttle_time_ms", Int32),
+        ("groups", Array(("error_code", Int16), ("group", String("utf-8")),
+                         ("state", String("utf-8")), ("protocol_type", String("utf-8")),
+                         ("protocol", String("utf-8")),
+                         ("members", Array(("member_id", String("utf-8")),
+                                           ("client_id", String("utf-8")),
+                                           ("client_host", String("utf-8")),
+                                           ("member_metadata", Bytes),
+                                           ("member_assignment", Bytes))),
+                         ("authorized_operations", Int32))))
+
+
+class _DescribeGroupsRequestV3(RequestStruct):
+    API_KEY, API_VERSION, RESPONSE_TYPE = 15, 3, _DescribeGroupsResponseV3
+    SCHEMA = Schema(("groups", Array(String("utf-8"))),
+                    ("include_authorized_operations", Boolean))
+
+
+class _DescribeGroups(Request[_DescribeGroupsRequestV3]):
+    API_KEY = 15
+
+    def __init__(self, group: str) -> None:
+        self.group = group
+
+    def build(self, request_struct_class: type[_DescribeGroupsRequestV3]
+              ) -> _DescribeGroupsRequestV3:
+        return request_struct_class([self.group], True)
+
+
+@dataclass(frozen=True)
+class Finding:
+    acl: Acl
+    state: State
+    note: str = ""
+
+    def line(self, role: str) -> str:
+        a = self.acl
+        note = f"  ({self.note})" if self.note else ""
+        return f"{role:<9} {a.resource:<5} {a.name:<44} {a.operation:<9} {self.state}{note}"
+
+
+def _allowed(ops: int, operation: str) -> State:
+    if ops == NOT_REPORTED:
+        return "unknown"
+    return "ok" if ops & (1 << OPERATION_BITS[operation]) else "MISSING"
+
+
+async def check(settings: Settings, role: str) -> list[Finding]:
+    """One finding per ACL ``role`` needs (see :mod:`streams.kafka_acls`)."""
+    acls = role_acls(role, settings)
+    broker = await kafka_clients.connect(settings.kafka)
+    if broker.embedded is not None:
+        return [Finding(a, "ok", f"{broker.embedded} has no authorizer") for a in acls]
+    admin = kafka_clients.admin(settings.kafka)
+    await admin.start()
+    try:
+        topics = sorted({a.name for a in acls if a.resource == "topic"})
+        meta = await admin._send_request(_Metadata(topics))
+        # (error_code, name, is_internal, partitions, authorized_operations)
+        by_topic = {t[1]: (t[0], t[4]) for t in meta.topics}
+        creatable = await _creatable(admin, [n for n, (e, _) in by_topic.items()
+                                             if e in (_UNKNOWN_TOPIC, _TOPIC_DENIED)
+                                             and n in {a.name for a in acls
+                                                       if a.operation == "Create"}], settings)
+        groups = {a.name: await _group_ops(admin, a.name) for a in acls if a.resource == "group"}
+    finally:
+        await admin.close()
+    return [_topic_finding(a, by_topic, creatable) if a.resource == "topic"
+            else _group_finding(a, groups[a.name]) for a in acls]
+
+
+def _topic_finding(a: Acl, by_topic: dict[str, tuple[int, int]], creatable: set[str]
+                   ) -> Finding:
+    error, ops = by_topic.get(a.name, (_TOPIC_DENIED, 0))
+    if a.operation == "Create" and error in (_TOPIC_DENIED, _UNKNOWN_TOPIC):
+        return Finding(a, "ok" if a.name in creatable else "MISSING", "topic not created yet")
+    if error == _TOPIC_DENIED:
+        return Finding(a, "MISSING", "not even Describe")
+    if error == _UNKNOWN_TOPIC:
+        if a.operation == "Describe":
+            return Finding(a, "ok", "topic does not exist yet")
+        return Finding(a, "unknown", "topic does not exist yet")
+    if error != 0:
+        return Finding(a, "unknown", f"broker error {error}")
+    return Finding(a, _allowed(ops, a.operation))
+
+
+def _group_finding(a: Acl, found: tuple[int, int]) -> Finding:
+    error, ops = found
+    if error == _GROUP_DENIED:
+        return Finding(a, "MISSING", "not even Describe")
+    if error != 0:
+        return Finding(a, "unknown", f"broker error {error}")
+    return Finding(a, _allowed(ops, a.operation))
+
+
+async def _creatable(admin: Any, names: list[str], settings: Settings) -> set[str]:
+    if not names:
+        return set()
+    new = [NewTopic(name=n, num_partitions=settings.kafka.partitions,
+                    replication_factor=settings.kafka.replication_factor) for n in names]
+    response = await admin.create_topics(new, validate_only=True)
+    return {topic for topic, code, *_ in response.topic_errors if code == 0}
+
+
+async def _group_ops(admin: Any, group: str) -> tuple[int, int]:
+    """(error code, authorized operations) of ``group``; a new cluster creates its offsets
+    topic on first use, so a coordinator not available yet is waited for (10 s)."""
+    for _ in range(50):
+        try:
+            node = await admin.find_coordinator(group)
+        except GroupAuthorizationFailedError:  # FindCoordinator needs Describe on the group
+            return _GROUP_DENIED, 0
+        except GroupCoordinatorNotAvailableError:
+            await asyncio.sleep(0.2)
+            continue
+        response = await admin._send_request(_DescribeGroups(group), node)
+        g = response.groups[0]  # (error_code, group, state, type, protocol, members, operations)
+        if g[0] not in _COORDINATOR_NOT_READY:
+            return g[0], g[6]
+        await asyncio.sleep(0.2)
+    return _COORDINATOR_NOT_READY[0], NOT_REPORTED
+
+
+async def require(settings: Settings, role: str) -> None:
+    """Stop a worker at start, in one line, when its principal lacks an ACL it needs."""
+    missing = [f for f in await check(settings, role) if f.state == "MISSING"]
+    if missing:
+        shown = ", ".join(f"{f.acl.operation} on {f.acl.resource} {f.acl.name}"
+                          for f in missing[:3])
+        more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
+        raise KafkaAccessError(f"the {role} worker's principal lacks {len(missing)} ACL(s): "
+                               f"{shown}{more} (see `judgeflow kafka check --role {role}`)")

@@ -1,0 +1,46 @@
+"""``judgeflow kafka acls`` prints the ACL data (rows, or Strimzi KafkaUsers), and
+``judgeflow broker`` tells a hand-started embedded broker's user what to set."""
+
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from cli.broker import embedded_hint
+from cli.kafka import kafka_users
+from cli.main import main
+from streams.kafka_acls import ROLES, role_acls
+from streams.settings import Settings
+
+
+def test_acls_prints_one_row_per_acl(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kafka", "acls", "--role", "judge"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    want = role_acls("judge", Settings())
+    assert len(rows) == len(want)
+    for row, a in zip(rows, want, strict=True):
+        assert row.split()[:4] == ["judge", a.resource, a.name, a.operation]
+
+
+def test_strimzi_users_carry_exactly_each_roles_acls(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kafka", "acls", "--strimzi", "--authentication", "tls"]) == 0
+    docs = list(yaml.safe_load_all(capsys.readouterr().out))
+    assert docs == kafka_users(Settings(), list(ROLES), "kafka", "tls")
+    by_user = {d["metadata"]["name"]: d for d in docs}
+    judge = by_user["judgeflow-judge"]["spec"]
+    assert judge["authentication"] == {"type": "tls"}
+    granted = sorted((acl["resource"]["type"], acl["resource"]["name"], op)
+                     for acl in judge["authorization"]["acls"] for op in acl["operations"])
+    assert granted == sorted((a.resource, a.name, a.operation)
+                             for a in role_acls("judge", Settings()))
+
+
+def test_unknown_role_is_rejected_by_the_parser() -> None:
+    with pytest.raises(SystemExit):
+        main(["kafka", "check", "--role", "admin"])
+
+
+def test_broker_prints_the_settings_to_use() -> None:
+    hint = "\n".join(embedded_hint("127.0.0.1:5555"))
+    assert "export JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS=127.0.0.1:5555" in hint
+    assert "JUDGEFLOW_KAFKA__BROKER=embedded" in hint and "IDLE_FETCH_BACKOFF_MS" in hint
