@@ -24,7 +24,7 @@ from dashboard.identity import KEY_FILE, add_reviewer, pseudonym
 from schemas.calibration import Adjudication
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, test_settings, worker
-from tests.integration.browser import launch, missing_reason
+from tools.browser import launch, missing_reason
 from tools.dashboard_launch import start_dashboard
 
 pytestmark = [pytest.mark.integration,
