@@ -204,7 +204,7 @@ class ConcurrentWorker:
                 log.error("%s: handler failed on %s[%d]@%d: %s", self.name, rec.topic,
                           rec.partition, rec.offset, type(exc).__name__)
                 log.debug("%s: handler failure traceback", self.name, exc_info=True)
-                outputs = [self._dead_letter(rec, "internal_error", f"{type(exc).__name__}: {exc}")]
+                outputs = [self._dead_letter(rec, "internal_error", type(exc).__name__)]
             if not await self._publish(rec, outputs):
                 return  # stopping: left in flight, so never committed past; redelivered
             state = self._parts.get(tp)

@@ -12,9 +12,10 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from agents.debrief.grader import DebriefGrader, validation_summary
+from agents.debrief.grader import DebriefGrader
 from agents.errors import LLMError
 from agents.transient import LLMUnavailable, is_transient
+from schemas.errors import describe_record
 from schemas.medkit import DebriefRequest
 from streams import limits
 from streams.errors import BadRecord
@@ -37,7 +38,7 @@ def parse_request(value: bytes | None) -> DebriefRequest:
     try:
         return DebriefRequest.model_validate(data)
     except ValidationError as exc:
-        raise BadRecord("schema_error", validation_summary(exc)) from exc
+        raise BadRecord("schema_error", describe_record(exc)) from None
 
 
 class DebriefHandler:

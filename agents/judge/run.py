@@ -24,7 +24,7 @@ from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.startup import check_provider
 from schemas.chart_review import JudgeJob, JudgeResult
-from schemas.errors import describe
+from schemas.errors import describe_record
 from schemas.skill import load_skill
 from streams import limits, worker_main
 from streams.errors import BadRecord
@@ -50,7 +50,7 @@ def decode_job(value: bytes | None) -> JudgeJob:
         kind = "invalid_json" if any(e["type"] == "json_invalid" for e in errors) else (
             "schema_error")
         raise BadRecord(kind, f"JudgeJob invalid, {exc.error_count()} error(s): "
-                        + describe(exc, limit=5)) from None
+                        + describe_record(exc)) from None
 
 
 def encode_result(result: JudgeResult) -> bytes:

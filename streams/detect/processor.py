@@ -14,7 +14,7 @@ import orjson
 from pydantic import ValidationError
 
 from schemas.chart_review import AgentAnswer, cell_key
-from schemas.errors import describe
+from schemas.errors import describe_record
 from schemas.skill import Skill
 from streams import limits
 from streams.detect.decide import Decision, decide
@@ -73,7 +73,7 @@ def parse_answer(raw: bytes | None) -> PlainAnswer:
     try:
         return PlainAnswer.from_model(AgentAnswer.model_validate(data))
     except ValidationError as exc:
-        raise BadRecord("schema_error", f"AgentAnswer invalid: {describe(exc)}") from None
+        raise BadRecord("schema_error", f"AgentAnswer invalid: {describe_record(exc)}") from None
 
 
 class DetectProcessor:

@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.chart_review import AgentAnswer
-from schemas.errors import describe, invalid_fields, location
+from schemas.errors import EXTRA_KEY, describe, describe_record, invalid_fields, location
 
 NAME = "Jane Q. Patientname"
 
@@ -75,3 +75,25 @@ def test_formats() -> None:
     assert describe(root, reason="type") == "<root>: model_type"
     assert describe(root, reason="type", root="") == ": model_type"
     assert location(root.errors()[0], root="-") == "-"
+
+
+# -- the dead-letter wording: type and path, never values or the sender's key names --------
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    kind: Literal["a", "b"]
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ({"name": "x", "kind": "a", "P001-Jane-Doe": 1}, f"{EXTRA_KEY}: extra_forbidden"),
+    ({"name": 5, "kind": "a"}, "name: string_type"),
+    ({"name": "x", "kind": "secret-tag"}, "kind: literal_error"),
+    ({"kind": "a"}, "name: missing"),
+])
+def test_describe_record_names_type_and_path_only(data: dict[str, Any], expected: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        _Strict.model_validate(data)
+    text = describe_record(caught.value)
+    assert text == expected
+    assert "Jane" not in text and "secret" not in text
