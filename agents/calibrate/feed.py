@@ -3,8 +3,9 @@
 A malformed adjudication is a :class:`BadRecord` (it goes to the adjudications DLQ: people
 type these), and so is one naming a criterion the skill does not have (``unknown_criterion``)
 or a task no cell outcome or judge result names (``unknown_task``): it could never be
-compared with anything, and silently keeping it would hide a reviewer's typo. A malformed judge result or cell outcome is skipped and counted: those topics
-are written by our own workers and have no DLQ of their own.
+compared with anything, and silently keeping it would hide a reviewer's typo. A malformed
+judge result or cell outcome is skipped and counted: those topics are written by our own
+workers and have no DLQ of their own.
 """
 
 from __future__ import annotations

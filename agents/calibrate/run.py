@@ -16,8 +16,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from datetime import UTC, datetime
 from collections.abc import Set
+from datetime import UTC, datetime
 from typing import Any
 
 import orjson
