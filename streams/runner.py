@@ -8,6 +8,14 @@ A record the handler rejects with :class:`BadRecord` goes to the DLQ; so does on
 handler crashed or overran its time bound, and one bigger than
 :data:`~streams.limits.MAX_INPUT_RECORD_BYTES` (``oversized``), so no input stops the worker.
 
+Provider outages dead-letter nothing: a handler that raises :class:`Unavailable` trips the
+worker's :class:`~streams.breaker.CircuitBreaker`; while it is open no new attempt starts,
+the partitions are paused (fetched records wait, uncommitted), and after a backoff one probe
+record is tried; the first answer of the provider closes it and every waiting record is
+handled again. Only a record that fails on its own (:data:`~streams.breaker.OWN_FAILURES`
+times while the provider answered others) is dead-lettered. Gauges:
+``judgeflow_breaker_state`` and ``judgeflow_consumer_lag``.
+
 Broker faults are ridden out, never fatal: a failed send is retried (only the outputs not yet
 acknowledged) until it succeeds or the worker stops, and the record stays in flight meanwhile,
 so no offset is committed past it; an output the broker refuses as too large is replaced by a
@@ -21,6 +29,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,13 +38,17 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError
 
 from streams import limits
+from streams.breaker import CLOSED, OWN_FAILURES, STATE_VALUES, CircuitBreaker, Ticket, bind
 from streams.dlq import dead_letter, note_dead_letter
-from streams.errors import BadRecord
+from streams.errors import BadRecord, Unavailable
 from streams.member_eviction import client_id, evict_dead_members
 from streams.metrics import Metrics
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
+#: Longest time the loop goes without polling while records wait for a slot (the consumer
+#: must poll within ``max.poll.interval.ms`` or it leaves its group).
+KEEPALIVE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -79,7 +92,8 @@ class ConcurrentWorker:
     def __init__(self, settings: Settings, *, name: str, topic: str, group_id: str,
                  handler: Handler, concurrency: int, metrics: Metrics,
                  max_poll_records: int | None = None,
-                 max_input_bytes: int = limits.MAX_INPUT_RECORD_BYTES) -> None:
+                 max_input_bytes: int = limits.MAX_INPUT_RECORD_BYTES,
+                 on_unavailable_letter: Callable[[Any], None] | None = None) -> None:
         self.settings = settings
         self.name = name
         self.topic = topic
@@ -100,6 +114,17 @@ class ConcurrentWorker:
         self._renew_lock = asyncio.Lock()
         self.consumer: AIOKafkaConsumer | None = None
         self.producer: AIOKafkaProducer | None = None
+        self.breaker = CircuitBreaker(settings.llm.breaker_backoff_seconds,
+                                      settings.llm.breaker_backoff_max_seconds,
+                                      on_change=self._breaker_changed)
+        metrics.breaker_state.labels(name).set(0)
+        #: called with a record dead-lettered because it kept failing on its own
+        self.on_unavailable_letter = on_unavailable_letter
+        #: fetched records waiting for a slot (their offsets are already in flight)
+        self._pending: deque[tuple[TopicPartition, Any]] = deque()
+        #: partitions being revoked: their records waiting for the breaker give up
+        self._revoking: set[TopicPartition] = set()
+        self._task_tp: dict[asyncio.Task[None], TopicPartition] = {}
 
     # -- lifecycle -----------------------------------------------------------------
     async def run(self) -> None:
@@ -150,25 +175,78 @@ class ConcurrentWorker:
 
     async def _loop(self) -> None:
         assert self.consumer is not None
-        last_commit = time.monotonic()
+        last_commit = last_poll = time.monotonic()
         every = self.settings.kafka.commit_interval_seconds
         while not self.stop_event.is_set():
-            try:
-                batch = await self.consumer.getmany(timeout_ms=200, max_records=self.max_poll)
-            except KafkaError as exc:  # broker gone or restarting: the client reconnects
-                log.warning("%s: poll failed (%s); retrying", self.name, type(exc).__name__)
-                await self._pause(1.0)
-                continue
-            for tp, records in batch.items():
-                for rec in records:
-                    await self._sem.acquire()
-                    self._parts.setdefault(tp, PartitionOffsets()).in_flight.add(rec.offset)
-                    task = asyncio.create_task(self._handle(tp, rec))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
+            await self._dispatch()
+            if not self._pending or time.monotonic() - last_poll >= KEEPALIVE_SECONDS:
+                # records waiting for a slot, or an open breaker: fetch nothing new
+                self._hold(bool(self._pending) or self.breaker.state != CLOSED)
+                try:
+                    batch = await self.consumer.getmany(timeout_ms=200,
+                                                        max_records=self.max_poll)
+                except KafkaError as exc:  # broker gone or restarting: the client reconnects
+                    log.warning("%s: poll failed (%s); retrying", self.name,
+                                type(exc).__name__)
+                    await self._pause(1.0)
+                    continue
+                last_poll = time.monotonic()
+                for tp, records in batch.items():
+                    for rec in records:
+                        self._parts.setdefault(tp, PartitionOffsets()).in_flight.add(
+                            rec.offset)
+                        self._pending.append((tp, rec))
             if time.monotonic() - last_commit >= every:
                 await self._commit_or_log()
+                self._report_lag()
                 last_commit = time.monotonic()
+
+    async def _dispatch(self) -> None:
+        """Start the pending records while slots are free (waits at most 0.2 s for one)."""
+        while self._pending and not self.stop_event.is_set():
+            try:
+                await asyncio.wait_for(self._sem.acquire(), 0.2)
+            except TimeoutError:
+                return
+            tp, rec = self._pending.popleft()
+            if tp not in self._parts:  # revoked meanwhile: the new owner reads it again
+                self._sem.release()
+                continue
+            task = asyncio.create_task(self._handle(tp, rec))
+            self._tasks.add(task)
+            self._task_tp[task] = tp
+            task.add_done_callback(self._forget_task)
+
+    def _forget_task(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._task_tp.pop(task, None)
+
+    def _hold(self, paused: bool) -> None:
+        """Pause (or resume) every assigned partition. Paused partitions' buffered records
+        are dropped by the client and fetched again from the position after resuming."""
+        assert self.consumer is not None
+        if paused:
+            self.consumer.pause(*self.consumer.assignment())
+        elif self.consumer.paused():
+            self.consumer.resume(*self.consumer.paused())
+
+    def _breaker_changed(self, state: str) -> None:
+        self.metrics.breaker_state.labels(self.name).set(STATE_VALUES[state])
+        if state == CLOSED:
+            log.warning("%s: the LLM provider answers again; resuming", self.name)
+        elif state != "half_open":
+            log.warning("%s: the LLM provider is unavailable; partitions paused, next probe "
+                        "in %.1fs", self.name, self.breaker.backoff)
+
+    def _report_lag(self) -> None:
+        assert self.consumer is not None
+        lag: dict[str, int] = {}
+        for tp, state in self._parts.items():
+            high = self.consumer.highwater(tp)
+            if high is not None and state.committed is not None:
+                lag[tp.topic] = lag.get(tp.topic, 0) + max(0, high - state.committed)
+        for topic, n in lag.items():
+            self.metrics.consumer_lag.labels(self.name, topic).set(n)
 
     async def _pause(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
@@ -185,15 +263,48 @@ class ConcurrentWorker:
     async def _handle(self, tp: TopicPartition, rec: Any) -> None:
         try:
             self.metrics.records_in.labels(self.name, rec.topic).inc()
+            size = len(rec.value or b"") + len(rec.key or b"")
+            if size > self.max_input_bytes:
+                outputs: list[Output] | None = [self._dead_letter(
+                    rec, "oversized", f"record of {size} bytes exceeds the input limit of "
+                    f"{self.max_input_bytes} bytes")]
+            else:
+                outputs = await self._outputs(tp, rec)
+            if outputs is None:
+                return  # stays in flight: nothing at or after it is committed
+            if not await self._publish(rec, outputs):
+                return  # stopping: left in flight, so never committed past; redelivered
+            state = self._parts.get(tp)
+            if state is not None:
+                state.in_flight.discard(rec.offset)
+                state.next_commit = max(state.next_commit or 0, rec.offset + 1)
+        finally:
+            self._sem.release()
+
+    async def _outputs(self, tp: TopicPartition, rec: Any) -> list[Output] | None:
+        """The handler's outputs (or a dead letter); None: left for later (deferred, or the
+        worker stops / loses the partition while the breaker is open)."""
+        own = 0
+        while True:
+            ticket = await self._admission(tp)
+            if ticket is None:
+                return None
+            bind(self.breaker, ticket)  # this attempt's LLM answers close the breaker
             try:
-                size = len(rec.value or b"") + len(rec.key or b"")
-                if size > self.max_input_bytes:
-                    raise BadRecord("oversized", f"record of {size} bytes exceeds the input "
-                                    f"limit of {self.max_input_bytes} bytes")
                 async with asyncio.timeout(self.handler_timeout):
                     outputs = list(await self.handler(rec))
             except Deferred:
-                return  # stays in flight: nothing at or after it is committed
+                self.breaker.finished(ticket)
+                return None
+            except Unavailable as exc:
+                if not self.breaker.failed(ticket):
+                    continue  # an outage: wait for the provider, then try again
+                own += 1
+                if own < OWN_FAILURES:
+                    continue
+                if self.on_unavailable_letter is not None:
+                    self.on_unavailable_letter(rec)
+                return [self._dead_letter(rec, exc.error_type, exc.message)]
             except BadRecord as exc:
                 outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
             except TimeoutError:
@@ -205,14 +316,17 @@ class ConcurrentWorker:
                           rec.partition, rec.offset, type(exc).__name__)
                 log.debug("%s: handler failure traceback", self.name, exc_info=True)
                 outputs = [self._dead_letter(rec, "internal_error", type(exc).__name__)]
-            if not await self._publish(rec, outputs):
-                return  # stopping: left in flight, so never committed past; redelivered
-            state = self._parts.get(tp)
-            if state is not None:
-                state.in_flight.discard(rec.offset)
-                state.next_commit = max(state.next_commit or 0, rec.offset + 1)
-        finally:
-            self._sem.release()
+            self.breaker.finished(ticket)
+            return outputs
+
+    async def _admission(self, tp: TopicPartition) -> Ticket | None:
+        """Wait until the breaker lets an attempt start; None when the worker stops or the
+        partition is being revoked first."""
+        while not self.stop_event.is_set() and tp not in self._revoking:
+            ticket = await self.breaker.wait_turn(0.5)
+            if ticket is not None:
+                return ticket
+        return None
 
     def _dead_letter(self, rec: Any, error_type: str, message: str) -> Output:
         note_dead_letter(self.metrics, self.name, rec, error_type)
@@ -296,13 +410,16 @@ class ConcurrentWorker:
             await asyncio.wait(set(self._tasks), timeout=self.drain_seconds)
 
     async def on_revoked(self, revoked: Sequence[TopicPartition]) -> None:
-        in_flight_tasks = list(self._tasks)
+        self._revoking.update(revoked)  # records waiting for the breaker give up at once
+        self._pending = deque(p for p in self._pending if p[0] not in self._revoking)
+        in_flight_tasks = [t for t, tp in self._task_tp.items() if tp in self._revoking]
         if in_flight_tasks:
             await asyncio.wait(in_flight_tasks, timeout=self.drain_seconds)
         with contextlib.suppress(Exception):
             await self._commit(revoked)
         for tp in revoked:
             self._parts.pop(tp, None)
+        self._revoking.difference_update(revoked)
 
 
 class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]

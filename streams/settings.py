@@ -95,6 +95,10 @@ class LLMSettings(BaseModel):
     #: Our retry backoff when the server gives no retry-after: base * 2^(attempt-1), capped.
     backoff_base_seconds: float = Field(default=1.0, ge=0)
     backoff_max_seconds: float = Field(default=30.0, ge=0)
+    #: Circuit breaker (streams.breaker): after an outage opens it, the first probe waits
+    #: this long; every failed probe doubles the wait, up to the maximum.
+    breaker_backoff_seconds: float = Field(default=2.0, gt=0)
+    breaker_backoff_max_seconds: float = Field(default=60.0, gt=0)
 
 
 class Settings(BaseSettings):

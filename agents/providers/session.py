@@ -20,6 +20,7 @@ from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd
 from schemas.chart_review import Usage
+from streams.breaker import note_answered
 from streams.metrics import Metrics
 from streams.settings import LLMSettings
 
@@ -64,6 +65,7 @@ class LLMSession:
             if m is not None:
                 m.llm_calls.labels(self.worker, name, exc.kind).inc()
             raise
+        note_answered()  # the provider is up: the worker's circuit breaker closes
         self.calls += resp.attempts
         self.usage += resp.usage
         if resp.batch:

@@ -6,7 +6,8 @@
   (catalogue or API says so) is an :class:`AgentsError` -> one line, exit status 2;
 * deprecated -> a WARNING naming the retirement date;
 * ``llm.effort`` must be one the model accepts;
-* wires the ``judgeflow_llm_halted`` gauge (1 after a spend-limit/billing stop).
+* wires the ``judgeflow_llm_halted`` gauge (1 after a spend-limit/billing stop, 0 again
+  once a call is answered).
 
 :func:`report_cache_prefixes`: for each cache breakpoint of a request (system blocks with
 ``cache=True``), count the prefix up to it (tools + system) with count_tokens and log whether
@@ -125,3 +126,6 @@ async def check_provider(provider: Provider, llm: LLMSettings,
     if metrics is not None and hasattr(provider, "on_halt"):
         gauge = metrics.llm_halted
         provider.on_halt.append(lambda err: gauge.labels(provider.name, err.kind).set(1))
+        if hasattr(provider, "on_resume"):
+            provider.on_resume.append(
+                lambda err: gauge.labels(provider.name, err.kind).set(0))

@@ -29,6 +29,10 @@ Like the real API (model facts from the package catalogue, ``agents/providers/mo
   requests (after validation, before the queue): a request that does not fit gets a 429
   ``rate_limit_error`` with the ``retry-after`` until the bucket has room, and costs
   nothing. The default tier is large enough never to bind.
+* Outages: while ``fake.outage`` holds a reply (``Reply.error(529)``, ``Reply.error(503)``,
+  ``Reply.spend_limit()``...) every Messages request that passes validation gets it instead
+  of an answer; ``None`` (the default) ends the outage. ``Received.status`` is the status
+  each request was answered with, so a test can count what was paid (200s).
 * The Message Batches endpoints (``/v1/messages/batches``...) are in
   :mod:`tools.fakes.fake_batches` (``fake.batches``): same validation per request.
 * Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers (the buckets
@@ -128,6 +132,8 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     at: float
+    #: the HTTP status it was answered with (0 until answered)
+    status: int = 0
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -151,6 +157,8 @@ class FakeAnthropic:
         self.default_retry_after: float | None = 1.0
         self.state = rules.State(tier=tier or Tier())
         self.batches = Batches(self)
+        #: while set, the reply to every valid Messages request (an outage); None: answer
+        self.outage: Reply | None = None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
@@ -197,6 +205,9 @@ class FakeAnthropic:
                                                                            self.state)
         if rejected is not None:
             return rejected
+        outage = self.outage
+        if outage is not None:
+            return outage
         reply = self._next(body)
         if reply.status == 200 and isinstance(reply.body, dict) and \
                 reply.body.get("type") == "message":
@@ -225,10 +236,11 @@ class FakeAnthropic:
                 self._serve(body)
 
             def _serve(self, body: dict[str, Any]) -> None:
+                received = Received(self.path, dict(self.headers), body, time.time())
                 with fake._lock:
-                    fake.requests.append(Received(self.path, dict(self.headers), body,
-                                                  time.time()))
+                    fake.requests.append(received)
                 reply = fake.answer(self.path, body)
+                received.status = reply.status
                 wait = reply.delay or fake.latency
                 if wait:
                     time.sleep(wait)
