@@ -57,6 +57,9 @@ class Output:
     key: bytes | None
     value: bytes | None
     headers: tuple[tuple[str, bytes], ...] = ()
+    #: sent only once every other output of the record is acknowledged (a journal
+    #: tombstone must never land before the result it stands for)
+    last: bool = False
 
 
 Handler = Callable[[Any], Awaitable[Sequence[Output]]]
@@ -301,6 +304,9 @@ class ConcurrentWorker:
                     continue  # an outage: wait for the provider, then try again
                 own += 1
                 if own < OWN_FAILURES:
+                    # calls that failed together may still be on their way: give them the
+                    # time to open the breaker before this record tries again
+                    await self._pause(self.breaker.base)
                     continue
                 if self.on_unavailable_letter is not None:
                     self.on_unavailable_letter(rec)
@@ -333,6 +339,13 @@ class ConcurrentWorker:
         return Output(*dead_letter(rec, error_type, message, self.dlq_topic))
 
     async def _publish(self, rec: Any, outputs: Sequence[Output]) -> bool:
+        """Send ``outputs`` (those marked ``last`` after the others) until the broker
+        acknowledged all of them; False if the worker stopped first."""
+        first = [o for o in outputs if not o.last]
+        return (await self._publish_all(rec, first) and
+                await self._publish_all(rec, [o for o in outputs if o.last]))
+
+    async def _publish_all(self, rec: Any, outputs: Sequence[Output]) -> bool:
         """Send ``outputs`` until the broker acknowledged all of them; False if the worker
         stopped first. Never raises: a worker must not die of a broker fault."""
         todo = list(outputs)

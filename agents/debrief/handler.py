@@ -14,6 +14,7 @@ from pydantic import ValidationError
 
 from agents.debrief.grader import DebriefGrader
 from agents.errors import LLMError
+from agents.providers.journal import tombstone
 from agents.transient import LLMUnavailable, is_transient
 from schemas.errors import describe_record
 from schemas.medkit import DebriefRequest
@@ -59,7 +60,8 @@ class DebriefHandler:
         async with self.produced.claim(eid) as fresh:
             if not fresh:
                 log.info("debrief: evaluation %s already published; skipped", eid[:12])
-                return []
+                return tombstone(self.grader.journal, self.grader.journal_key(
+                    request.request_id))
             try:
                 evaluation = await self.grader.evaluate(request)
             except BadRecord as exc:
@@ -74,4 +76,5 @@ class DebriefHandler:
         headers = result_headers(eid, evaluation.prompt_version, "request_id",
                                  request.request_id, old)
         return [Output(self.output_topic, request.request_id.encode(), value,
-                       (("evaluation_id", eid.encode()), *headers))]
+                       (("evaluation_id", eid.encode()), *headers)),
+                *tombstone(self.grader.journal, self.grader.journal_key(request.request_id))]

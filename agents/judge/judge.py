@@ -37,10 +37,12 @@ from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, vali
 from agents.judge.versioning import prompt_version, result_id, typedrift_version
 from agents.providers.base import LLMRequest, LLMResponse, Provider
 from agents.providers.factory import is_offline
+from agents.providers.journal import Recall, journal_key
 from agents.providers.session import LLMSession
 from agents.transient import LLMUnavailable, is_transient
 from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, ValidationProblem
 from schemas.skill import Criterion, Skill
+from streams.journal import Journal
 from streams.metrics import Metrics
 from streams.settings import Settings
 
@@ -76,8 +78,11 @@ class JobJudging:
 
 class Judge:
     def __init__(self, settings: Settings, skill: Skill, store: ChartStore, provider: Provider,
-                 metrics: Metrics | None = None, min_cache_tokens: int | None = None) -> None:
+                 metrics: Metrics | None = None, min_cache_tokens: int | None = None,
+                 journal: Journal | None = None) -> None:
         self.settings = settings
+        #: paid answers kept until the result is published (never paid twice)
+        self.journal = journal
         self.skill = skill
         self.store = store
         self.provider = provider
@@ -97,6 +102,9 @@ class Judge:
 
     def result_id(self, job: JudgeJob) -> str:
         return result_id(job.job_id, self.version_for(job))
+
+    def journal_key(self, job: JudgeJob) -> str:
+        return journal_key(WORKER, self.result_id(job))
 
     def first_request(self, job: JudgeJob) -> LLMRequest | None:
         """The first request judging ``job`` sends (None: decided without a model call);
@@ -118,8 +126,10 @@ class Judge:
 
     async def judge(self, job: JudgeJob) -> JudgeResult:
         started = time.monotonic()
+        recall = None if self.journal is None else Recall(self.journal, self.journal_key(job))
         session = LLMSession(self.provider, self.settings.llm, self.metrics, WORKER,
-                             model=OFFLINE_VERSION if self.offline else self.provider.model)
+                             model=OFFLINE_VERSION if self.offline else self.provider.model,
+                             recall=recall)
         run = JobJudging(session, self.provider.name)
         try:
             analysis = await self._analyse(job, run)
@@ -127,7 +137,7 @@ class Judge:
             if is_transient(exc):
                 self.metrics.results.labels(WORKER, job.kind, "llm_unavailable").inc()
                 log.warning("judge %s kind=%s: model unavailable (%s) after %d call(s); "
-                            "dead-lettered for replay", self.result_id(job)[:12], job.kind,
+                            "kept for a later try", self.result_id(job)[:12], job.kind,
                             exc.kind, session.calls)
                 raise LLMUnavailable(exc) from None
             analysis = None

@@ -10,6 +10,7 @@ A record that is not a valid JudgeJob goes to the jobs DLQ; everything else yiel
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Sequence
 from typing import Any
@@ -22,6 +23,7 @@ from agents.errors import AgentsError
 from agents.judge.judge import Judge
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
+from agents.providers.journal import tombstone
 from agents.providers.startup import check_provider
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.errors import describe_record
@@ -29,6 +31,7 @@ from schemas.skill import load_skill
 from streams import limits, worker_main
 from streams.errors import BadRecord
 from streams.fetch_backoff import install_idle_fetch_backoff
+from streams.journal import open_journal
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker, Output
@@ -66,14 +69,15 @@ def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
             if not fresh:
                 log.info("job %s already judged under %s; skipped", job.job_id[:12],
                          judge.version_for(job))
-                return []
+                return tombstone(judge.journal, judge.journal_key(job))
             result = await judge.judge(job)
             old = ledger.series.supersedes(job.job_id, result.prompt_version)
             if old is not None:
                 result = result.model_copy(update={"supersedes": old})
             headers = result_headers(result.result_id, result.prompt_version, "job_id",
                                      job.job_id, old)
-            return [Output(results_topic, job.key.encode(), encode_result(result), headers)]
+            return [Output(results_topic, job.key.encode(), encode_result(result), headers),
+                    *tombstone(judge.journal, judge.journal_key(job))]
     return handle
 
 
@@ -89,17 +93,22 @@ async def serve(settings: Settings, provider: Provider | None = None,
     await ensure_topics(settings)
     # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
-    judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
-                  min_cache_tokens=min_cache)
-    ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
-                                          settings.topics.judge_results, "result_id", "job_id")
-    worker = ConcurrentWorker(
-        settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,
-        handler=make_handler(judge, ledger, settings.topics.judge_results),
-        concurrency=settings.llm.concurrency, metrics=metrics)
-    log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
-             provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
-    await serve_until(worker, stop, provider)
+    async with contextlib.AsyncExitStack() as stack:
+        journal = None if is_offline(provider) else await stack.enter_async_context(
+            open_journal(settings.kafka.bootstrap_servers, settings.topics.llm_journal))
+        judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
+                      min_cache_tokens=min_cache, journal=journal)
+        ledger = await ProducedIds.from_topic(settings.kafka.bootstrap_servers,
+                                              settings.topics.judge_results, "result_id",
+                                              "job_id")
+        worker = ConcurrentWorker(
+            settings, name="judge", topic=settings.topics.judge_jobs,
+            group_id=settings.groups.judge,
+            handler=make_handler(judge, ledger, settings.topics.judge_results),
+            concurrency=settings.llm.concurrency, metrics=metrics)
+        log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
+                 provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
+        await serve_until(worker, stop, provider)
 
 
 def run_worker(settings: Settings) -> int:
