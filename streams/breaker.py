@@ -64,6 +64,8 @@ class CircuitBreaker:
         self.last_answer = float("-inf")
         #: last answer per attempt still running (ticket id -> time)
         self._running: dict[int, float] = {}
+        #: records waiting for admission whose probe never failed
+        self.fresh_waiting = 0
         self.opened = 0  # how many times it opened (tests, logs)
         self._changed = asyncio.Event()
 
@@ -107,11 +109,15 @@ class CircuitBreaker:
         return self._running.pop(ticket.id, float("-inf"))
 
     # -- admission -----------------------------------------------------------------
-    def admit(self) -> Ticket | None:
-        """A ticket if an attempt may start now, else None."""
+    def admit(self, fresh: bool = True) -> Ticket | None:
+        """A ticket if an attempt may start now, else None. A record whose probe failed
+        before (not ``fresh``) probes only when no fresh record waits: a record that fails
+        on its own must not be the only one ever asked while others queue behind it."""
         now = self.clock()
         if self.state == CLOSED:
             return Ticket(now, probe=False)
+        if not fresh and self.fresh_waiting > 0:
+            return None
         if self.state == OPEN and now >= self.reopen_at:
             self._set(HALF_OPEN)
             return Ticket(now, probe=True)
@@ -123,18 +129,22 @@ class CircuitBreaker:
             return max(0.0, self.reopen_at - self.clock())
         return float("inf") if self.state == HALF_OPEN else 0.0
 
-    async def wait_turn(self, timeout: float) -> Ticket | None:
+    async def wait_turn(self, timeout: float, fresh: bool = True) -> Ticket | None:
         """Wait up to ``timeout`` seconds for admission (None: not yet; the caller checks
         whether it should still wait: stopping, partition revoked)."""
         deadline = self.clock() + timeout
-        while (ticket := self.admit()) is None:
-            left = deadline - self.clock()
-            if left <= 0:
-                return None
-            changed = self._changed
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(changed.wait(), min(left, self.wait_seconds()))
-        return ticket
+        self.fresh_waiting += fresh
+        try:
+            while (ticket := self.admit(fresh)) is None:
+                left = deadline - self.clock()
+                if left <= 0:
+                    return None
+                changed = self._changed
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(changed.wait(), min(left, self.wait_seconds()))
+            return ticket
+        finally:
+            self.fresh_waiting -= fresh
 
     def _set(self, state: str, *, reopen_now: bool = False) -> None:
         if state == OPEN:

@@ -128,6 +128,10 @@ class ConcurrentWorker:
         #: partitions being revoked: their records waiting for the breaker give up
         self._revoking: set[TopicPartition] = set()
         self._task_tp: dict[asyncio.Task[None], TopicPartition] = {}
+        #: records in flight whose probe failed; when they are all there is, the loop fetches
+        #: more so that a fresh record can probe (one record failing on its own must not
+        #: stall the partitions for ever)
+        self._stale = 0
 
     # -- lifecycle -----------------------------------------------------------------
     async def run(self) -> None:
@@ -183,8 +187,10 @@ class ConcurrentWorker:
         while not self.stop_event.is_set():
             await self._dispatch()
             if not self._pending or time.monotonic() - last_poll >= KEEPALIVE_SECONDS:
-                # records waiting for a slot, or an open breaker: fetch nothing new
-                self._hold(bool(self._pending) or self.breaker.state != CLOSED)
+                # records waiting for a slot, or an open breaker: fetch nothing new, unless
+                # only records whose probe failed are left (a fresh one probes instead)
+                self._hold(bool(self._pending) or (self.breaker.state != CLOSED and
+                                                   self._stale < len(self._tasks)))
                 try:
                     batch = await self.consumer.getmany(timeout_ms=200,
                                                         max_records=self.max_poll)
@@ -288,48 +294,55 @@ class ConcurrentWorker:
         """The handler's outputs (or a dead letter); None: left for later (deferred, or the
         worker stops / loses the partition while the breaker is open)."""
         own = 0
-        while True:
-            ticket = await self._admission(tp)
-            if ticket is None:
-                return None
-            bind(self.breaker, ticket)  # this attempt's LLM answers close the breaker
-            try:
-                async with asyncio.timeout(self.handler_timeout):
-                    outputs = list(await self.handler(rec))
-            except Deferred:
+        stale = False  # this record's probe failed: fresh records probe first
+        try:
+            while True:
+                ticket = await self._admission(tp, fresh=not stale)
+                if ticket is None:
+                    return None
+                bind(self.breaker, ticket)  # this attempt's LLM answers close the breaker
+                try:
+                    async with asyncio.timeout(self.handler_timeout):
+                        outputs = list(await self.handler(rec))
+                except Deferred:
+                    self.breaker.finished(ticket)
+                    return None
+                except Unavailable as exc:
+                    if not self.breaker.failed(ticket):
+                        if ticket.probe and not stale:
+                            stale = True
+                            self._stale += 1
+                        continue  # an outage: wait for the provider, then try again
+                    own += 1
+                    if own < OWN_FAILURES:
+                        # calls that failed together may still be on their way: give them the
+                        # time to open the breaker before this record tries again
+                        await self._pause(self.breaker.base)
+                        continue
+                    if self.on_unavailable_letter is not None:
+                        self.on_unavailable_letter(rec)
+                    return [self._dead_letter(rec, exc.error_type, exc.message)]
+                except BadRecord as exc:
+                    outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
+                except TimeoutError:
+                    outputs = [self._dead_letter(rec, "llm_failure", "no result within "
+                                                 f"{self.handler_timeout:g}s")]
+                except Exception as exc:  # a bug in one record must not stop the worker
+                    # type and place only at ERROR: an exception message may quote input (PHI)
+                    log.error("%s: handler failed on %s[%d]@%d: %s", self.name, rec.topic,
+                              rec.partition, rec.offset, type(exc).__name__)
+                    log.debug("%s: handler failure traceback", self.name, exc_info=True)
+                    outputs = [self._dead_letter(rec, "internal_error", type(exc).__name__)]
                 self.breaker.finished(ticket)
-                return None
-            except Unavailable as exc:
-                if not self.breaker.failed(ticket):
-                    continue  # an outage: wait for the provider, then try again
-                own += 1
-                if own < OWN_FAILURES:
-                    # calls that failed together may still be on their way: give them the
-                    # time to open the breaker before this record tries again
-                    await self._pause(self.breaker.base)
-                    continue
-                if self.on_unavailable_letter is not None:
-                    self.on_unavailable_letter(rec)
-                return [self._dead_letter(rec, exc.error_type, exc.message)]
-            except BadRecord as exc:
-                outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
-            except TimeoutError:
-                outputs = [self._dead_letter(rec, "llm_failure", "no result within "
-                                             f"{self.handler_timeout:g}s")]
-            except Exception as exc:  # a bug in one record must not stop the worker
-                # type and place only at ERROR: an exception message may quote input (PHI)
-                log.error("%s: handler failed on %s[%d]@%d: %s", self.name, rec.topic,
-                          rec.partition, rec.offset, type(exc).__name__)
-                log.debug("%s: handler failure traceback", self.name, exc_info=True)
-                outputs = [self._dead_letter(rec, "internal_error", type(exc).__name__)]
-            self.breaker.finished(ticket)
-            return outputs
+                return outputs
+        finally:
+            self._stale -= stale
 
-    async def _admission(self, tp: TopicPartition) -> Ticket | None:
+    async def _admission(self, tp: TopicPartition, fresh: bool) -> Ticket | None:
         """Wait until the breaker lets an attempt start; None when the worker stops or the
         partition is being revoked first."""
         while not self.stop_event.is_set() and tp not in self._revoking:
-            ticket = await self.breaker.wait_turn(0.5)
+            ticket = await self.breaker.wait_turn(0.5, fresh)
             if ticket is not None:
                 return ticket
         return None
