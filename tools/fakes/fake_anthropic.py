@@ -132,7 +132,8 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     at: float
-    #: the HTTP status it was answered with (0 until answered)
+    #: the HTTP status it was answered with (0 until the answer was written: a request
+    #: still waiting when its client died was never answered)
     status: int = 0
 
 
@@ -240,7 +241,6 @@ class FakeAnthropic:
                 with fake._lock:
                     fake.requests.append(received)
                 reply = fake.answer(self.path, body)
-                received.status = reply.status
                 wait = reply.delay or fake.latency
                 if wait:
                     time.sleep(wait)
@@ -260,6 +260,8 @@ class FakeAnthropic:
                         self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(data)
+                    self.wfile.flush()
+                    received.status = reply.status  # sent (an answer cut off stays 0)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 
