@@ -124,3 +124,18 @@ def test_the_records_own_earlier_answer_is_no_evidence_against_an_outage() -> No
     assert b.failed(ticket) is False and b.state == OPEN
     other = b.admit()
     assert other is None  # open: nothing starts
+
+
+def test_a_record_whose_probe_failed_lets_a_fresh_one_probe_first() -> None:
+    b, clock = breaker()
+    ticket = b.admit()
+    assert ticket is not None
+    b.failed(ticket)
+    clock.now += 3
+    b.fresh_waiting = 1  # a fresh record waits (wait_turn counts them)
+    assert b.admit(fresh=False) is None
+    probe = b.admit(fresh=True)
+    assert probe is not None and probe.probe
+    b.fresh_waiting = 0
+    b.finished(probe)
+    assert b.admit(fresh=False) is not None  # nobody fresh left: it probes again
