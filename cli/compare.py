@@ -42,18 +42,25 @@ async def gather(settings: Settings) -> Any:
     from agents.calibrate.run import answer_schemas
     from streams.errors import BadRecord
 
-    cal = Calibration(answer_schemas(settings))
+    cal = Calibration(answer_schemas(settings) or {})
     feeder = Feeder(cal, settings.topics)
     bad = 0
     t = settings.topics
+    adjudications = []  # fed last: their tasks are known once every result was read
     async for rec in read_to_end(settings.kafka,
                                  [t.judge_results, t.adjudications, t.cell_outcomes]):
+        if rec.topic == t.adjudications:
+            adjudications.append(rec)
+            continue
+        feeder.feed(rec)
+    for rec in adjudications:
         try:
             feeder.feed(rec)
         except BadRecord:
             bad += 1
     if bad:
-        print(f"judgeflow: warning: {bad} malformed adjudication(s) ignored", file=sys.stderr)
+        print(f"judgeflow: warning: {bad} malformed adjudication(s) (or of an unknown task) "
+              "ignored", file=sys.stderr)
     return cal
 
 

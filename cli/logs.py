@@ -3,24 +3,27 @@
 from __future__ import annotations
 
 import logging
+import os
 import sys
 
-from streams.logsafety import guard_third_party_loggers
+from streams.logsafety import guard_third_party_loggers, unsafe_requested
 
 #: Long-running commands whose own aiokafka warnings (rebalances, retries) are worth seeing.
 SERVICES = frozenset({"worker"})
 
 
 def setup_logging(command: str, level: str, explicit: bool) -> None:
-    """Root handler at ``level``. aiokafka narrates every subscription at INFO: workers keep
-    its warnings; one-shot commands silence it below CRITICAL, because they report an
-    unreachable broker themselves in one line (its ``Unable connect`` error would come first)."""
+    """Root handler at ``level``, however it was given (flag or ``JUDGEFLOW_LOG_LEVEL``).
+    aiokafka narrates every subscription at INFO and dumps record values (patient data) at
+    DEBUG: workers keep its warnings, one-shot commands silence it below CRITICAL, because
+    they report an unreachable broker themselves in one line (its ``Unable connect`` error
+    would come first). Only the documented unsafe switch lets it log below WARNING."""
     logging.basicConfig(level=level, stream=sys.stderr,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     floor = logging.WARNING if command in SERVICES else logging.CRITICAL
-    if explicit and logging.root.level <= logging.DEBUG:
-        floor = logging.DEBUG  # asked for everything: aiokafka included
+    if unsafe_requested(os.environ):
+        floor = logging.root.level  # the operator opted in to everything
     logging.getLogger("aiokafka").setLevel(max(floor, logging.root.level))
-    guard_third_party_loggers()  # SDK/HTTP request logs carry PHI; see streams.logsafety
+    guard_third_party_loggers()  # record/request logs carry PHI; see streams.logsafety
     if command == "demo" and not explicit:
         logging.root.setLevel(logging.WARNING)  # the demo prints its own progress

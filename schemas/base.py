@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 
 class SchemaError(Exception):
@@ -33,3 +33,10 @@ def check_safe_id(value: str) -> str:
 
 #: An id that is safe to use as a path component (patient, note, field, case ids).
 SafeId = Annotated[str, AfterValidator(check_safe_id)]
+
+#: Longest id accepted in any record (event, run, job, result ids ...): ids are keys, header
+#: values and log tokens, never free text.
+MAX_ID_CHARS = 200
+#: Any other id: 1 to :data:`MAX_ID_CHARS` characters (not a path component: see SafeId).
+BoundedId = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+

@@ -12,7 +12,7 @@ from typing import Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from schemas.base import Frozen, SafeId
+from schemas.base import BoundedId, Frozen, SafeId
 from schemas.chart_review import CellKeyed, check_json_value
 
 SCHEMA_VERSION = 1
@@ -101,7 +101,7 @@ class CalibrationRecord(Frozen):
 
     schema_version: int = SCHEMA_VERSION
     #: sha256 of the key and every figure: the same figures always carry the same id.
-    calibration_id: str
+    calibration_id: BoundedId
     task_id: SafeId
     field_id: SafeId
     prompt_version: str

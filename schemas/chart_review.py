@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from schemas.base import Frozen, SafeId
+from schemas.base import BoundedId, Frozen, SafeId
 
 SCHEMA_VERSION = 1
 #: Deepest nesting accepted in a free JSON value (``answer``, ``normalized``): deeper values
@@ -83,8 +83,8 @@ class AgentAnswer(Frozen, CellKeyed):
     """One reviewer agent's answer to one criterion for one patient."""
 
     schema_version: int = SCHEMA_VERSION
-    event_id: str = Field(min_length=1, max_length=200)
-    run_id: str = Field(min_length=1, max_length=200)
+    event_id: BoundedId
+    run_id: BoundedId
     task_id: SafeId
     patient_id: SafeId
     field_id: SafeId
@@ -116,7 +116,7 @@ class SourceRef(Frozen):
 
 
 class JudgeJob(Frozen, CellKeyed):
-    job_id: str
+    job_id: BoundedId
     kind: JobKind
     task_id: SafeId
     patient_id: SafeId
@@ -152,7 +152,7 @@ class JudgeJob(Frozen, CellKeyed):
 class CellOutcome(Frozen, CellKeyed):
     """One record per decided cell, including cells that need no judge."""
 
-    outcome_id: str
+    outcome_id: BoundedId
     outcome: OutcomeKind
     task_id: SafeId
     patient_id: SafeId
@@ -160,7 +160,7 @@ class CellOutcome(Frozen, CellKeyed):
     agents: tuple[str, ...]
     missing_agents: tuple[str, ...] = ()
     #: The job emitted for this cell, if any.
-    job_id: str | None = None
+    job_id: BoundedId | None = None
     job_kind: JobKind | None = None
     reasons: tuple[str, ...] = ()
     decided_at: datetime
@@ -174,7 +174,7 @@ class CellOutcome(Frozen, CellKeyed):
 
 
 class EvidencePointer(Frozen):
-    note_id: str
+    note_id: BoundedId
     what_to_look_for: str
     offsets: tuple[int, int] | None = None
 
@@ -208,8 +208,8 @@ class Usage(Frozen):
 
 
 class JudgeResult(Frozen, CellKeyed):
-    result_id: str
-    job_id: str
+    result_id: BoundedId
+    job_id: BoundedId
     task_id: SafeId
     patient_id: SafeId
     field_id: SafeId

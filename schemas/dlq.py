@@ -18,6 +18,7 @@ ERROR_TYPES = (
     "schema_error",
     "unknown_criterion",
     "unknown_case",
+    "unknown_task",
     "invalid_output",
     "llm_failure",
     #: the LLM was unavailable (429/529/5xx/timeout/connection after our retries): no

@@ -14,11 +14,18 @@ from pydantic import ValidationError
 from pydantic_core import ErrorDetails
 
 ROOT = "<root>"
+#: Stands for a key the sender chose (pydantic's ``extra_forbidden`` location is that key).
+EXTRA_KEY = "<unexpected key>"
 
 
-def location(error: ErrorDetails, root: str = ROOT) -> str:
-    """The dotted field path of one error (``answers.0.quote``); ``root`` when it has none."""
-    return ".".join(map(str, error["loc"])) or root
+def location(error: ErrorDetails, root: str = ROOT, *, hide_extra: bool = False) -> str:
+    """The dotted field path of one error (``answers.0.quote``); ``root`` when it has none.
+    ``hide_extra`` replaces the key of an ``extra_forbidden`` error by :data:`EXTRA_KEY`:
+    the sender chose it, so it may be anything, patient data included."""
+    loc = list(error["loc"])
+    if hide_extra and loc and error["type"] == "extra_forbidden":
+        loc[-1] = EXTRA_KEY
+    return ".".join(map(str, loc)) or root
 
 
 def _errors(exc: ValidationError) -> list[ErrorDetails]:
@@ -40,3 +47,12 @@ def describe(exc: ValidationError, *, limit: int | None = None,
     return text + (f"; and {rest} more" if more and rest > 0 else "")
 
 
+def describe_record(exc: ValidationError, *, limit: int = 5, root: str = ROOT) -> str:
+    """The dead-letter wording of a record that failed validation: ``path: error_type`` for
+    the first ``limit`` errors, sender-chosen keys replaced (:data:`EXTRA_KEY`). Never a
+    value and never pydantic's message (some quote the input, e.g. a union's tag)."""
+    errors = _errors(exc)
+    text = "; ".join(f"{location(e, root, hide_extra=True)}: {e['type']}"
+                     for e in errors[:limit])
+    rest = len(errors) - limit
+    return text + (f"; and {rest} more" if rest > 0 else "")

@@ -14,7 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from schemas.base import Frozen, SafeId
+from schemas.base import BoundedId, Frozen, SafeId
 from schemas.chart_review import Usage, ValidationProblem
 
 SCHEMA_VERSION = 1
@@ -107,15 +107,15 @@ class CaseRubric(Frozen):
 
 class Guideline(Frozen):
     # camelCase registry field names are the simulator's contract.
-    guidelineId: str
+    guidelineId: BoundedId
     title: str
     publisher: str | None = None
     year: int | None = None
 
 
 class Recommendation(Frozen):
-    recId: str = Field(min_length=1)
-    guidelineId: str | None = None
+    recId: BoundedId
+    guidelineId: BoundedId | None = None
     text: str
     strength: str | None = None
 
@@ -183,7 +183,7 @@ class DebriefRequest(Frozen):
     schema_version: int = SCHEMA_VERSION
     request_id: SafeId
     case_id: SafeId
-    trainee_id: str | None = None
+    trainee_id: BoundedId | None = None
     case_summary: CaseSummary
     #: Absent or empty: graded against the generic auto-rubric (``rubric_source: "auto"``).
     rubric: CaseRubric | None = None
@@ -208,7 +208,7 @@ class DomainScores(Frozen):
 
 
 class CriterionEvaluation(Frozen):
-    criterion_id: str
+    criterion_id: BoundedId
     domain: Domain
     score: float = Score
     #: The specific observation behind the score, tied to this case.
@@ -227,7 +227,7 @@ class SafetyBreach(Frozen):
 class CaseEvaluationInput(Frozen):
     """The ``render_case_evaluation`` tool input (what the attending returns)."""
 
-    case_id: str
+    case_id: BoundedId
     global_rating: Rating
     domain_scores: DomainScores
     criteria: tuple[CriterionEvaluation, ...]
@@ -241,7 +241,7 @@ class CaseEvaluationInput(Frozen):
 
 
 class DroppedCriterion(Frozen):
-    criterion_id: str
+    criterion_id: BoundedId
     domain: Domain
     guideline_ref: str | None
     reason: Literal["unknown_citation", "missing_citation", "unknown_criterion"]
@@ -256,7 +256,7 @@ class VerdictCorrection(Frozen):
 
 
 class QuoteFlag(Frozen):
-    criterion_id: str
+    criterion_id: BoundedId
     quote: str
 
 
@@ -293,7 +293,7 @@ class CaseEvaluation(CheckedEvaluation):
 
     schema_version: int = SCHEMA_VERSION
     #: Deterministic from (request_id, prompt_version): consumers de-duplicate on it.
-    evaluation_id: str
+    evaluation_id: BoundedId
     request_id: SafeId
     prompt_version: str
     provider: str

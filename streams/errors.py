@@ -21,3 +21,10 @@ class BadRecord(StreamsError):
         super().__init__(message)
         self.error_type = error_type
         self.message = message
+
+
+class Unavailable(BadRecord):
+    """A service the handler needs (the LLM provider) did not answer: the record is not at
+    fault. The runner keeps it and lets its circuit breaker pause the work
+    (:mod:`streams.breaker`); only a record that keeps failing while the service answers
+    others is dead-lettered, with this ``error_type``."""

@@ -1,12 +1,17 @@
-"""Keep third-party loggers that can carry patient data quiet.
+"""Keep patient data out of every log, at every level, however the level was given.
 
-At DEBUG the Anthropic SDK logs every request's options (the whole prompt: note text,
-quotes, names) and httpx/httpcore log requests and headers. judgeflow's own loggers never
-log note text, quotes or answers, so ``--log-level DEBUG`` must stay safe for them:
-:func:`guard_third_party_loggers` sets the loggers in :data:`PHI_LOGGERS` (and their
-children) to WARNING and adds a filter to the root handlers that drops their records below
-WARNING even if a library raises their level again later (the SDK does so on import when
-``ANTHROPIC_LOG`` is set).
+Third-party libraries log what they carry: at DEBUG aiokafka dumps whole record values
+(rationales, quotes, transcripts, adjudicated answers), the Anthropic SDK logs every
+request's options (the whole prompt: note text, names) and httpx/httpcore/aiohttp log
+requests and headers. judgeflow's own loggers never log note text, quotes or answers, so
+``--log-level DEBUG`` (or ``JUDGEFLOW_LOG_LEVEL=DEBUG``: the same thing) must stay safe:
+:func:`guard_third_party_loggers` caps every logger in :data:`FLOORS` (and its children) at
+its floor and adds :class:`PhiLoggerFilter` to the root handlers, which
+
+* drops their records below the floor even if a library lowers its level again later (the SDK
+  does so on import when ``ANTHROPIC_LOG`` is set), and
+* withholds the message of every logged exception (``exc_info``, any logger): the traceback's
+  frames and the exception's type are kept, its text (which may quote an input) is not.
 
 The explicit, documented escape hatch is ``JUDGEFLOW_UNSAFE_DEBUG_LOG_PHI=1``: nothing is
 filtered and a warning says that the log may now contain patient data.
@@ -16,25 +21,58 @@ from __future__ import annotations
 
 import logging
 import os
+import traceback
 from collections.abc import Iterable, Mapping
 
 UNSAFE_ENV = "JUDGEFLOW_UNSAFE_DEBUG_LOG_PHI"
-#: Loggers that log request or message contents at DEBUG/INFO.
-#: (aiokafka is already kept at WARNING by the CLI; faust logs no record payloads.)
-PHI_LOGGERS = ("anthropic", "httpx", "httpx2", "httpcore", "hpack", "h2", "urllib3")
+#: Lowest level let through per third-party logger family. WARNING for those that log
+#: record or request contents below it; INFO for faust/mode, whose DEBUG narrates events
+#: but whose INFO is start-up and rebalance lines only.
+FLOORS: dict[str, int] = {
+    **dict.fromkeys(("aiokafka", "kafka", "anthropic", "httpx", "httpx2", "httpcore", "hpack",
+                     "h2", "urllib3", "aiohttp", "aiohttp_cors", "yarl"), logging.WARNING),
+    **dict.fromkeys(("faust", "mode", "venusian", "croniter"), logging.INFO),
+}
+PHI_LOGGERS = tuple(name for name, floor in FLOORS.items() if floor >= logging.WARNING)
+WITHHELD = "(message withheld: it may quote patient data; see streams.logsafety)"
 
 log = logging.getLogger(__name__)
 
 
+def floor_of(name: str) -> int | None:
+    """The floor of logger ``name`` (a listed family or a child of one), None if unlisted."""
+    for family, floor in FLOORS.items():
+        if name == family or name.startswith(family + "."):
+            return floor
+    return None
+
+
 def is_phi_logger(name: str) -> bool:
-    return any(name == p or name.startswith(p + ".") for p in PHI_LOGGERS)
+    """A logger whose records below WARNING may carry patient data."""
+    floor = floor_of(name)
+    return floor is not None and floor >= logging.WARNING
+
+
+def scrub_exception(record: logging.LogRecord) -> None:
+    """Replace ``record``'s exception by its frames and type name (no message)."""
+    if not record.exc_info or record.exc_info[1] is None:
+        return
+    etype, _, tb = record.exc_info
+    frames = "".join(traceback.format_tb(tb)) if tb is not None else ""
+    name = etype.__name__ if etype is not None else "Exception"
+    record.exc_text = f"Traceback (most recent call last):\n{frames}{name} {WITHHELD}"
+    record.exc_info = None
 
 
 class PhiLoggerFilter(logging.Filter):
-    """Drops records below WARNING from :data:`PHI_LOGGERS`."""
+    """Drops records below their family's floor; withholds exception messages."""
 
     def filter(self, record: logging.LogRecord) -> bool:
-        return record.levelno >= logging.WARNING or not is_phi_logger(record.name)
+        floor = floor_of(record.name)
+        if floor is not None and record.levelno < floor:
+            return False
+        scrub_exception(record)
+        return True
 
 
 def unsafe_requested(env: Mapping[str, str]) -> bool:
@@ -43,13 +81,14 @@ def unsafe_requested(env: Mapping[str, str]) -> bool:
 
 def guard_third_party_loggers(env: Mapping[str, str] | None = None,
                               handlers: Iterable[logging.Handler] | None = None) -> bool:
-    """Quiet the PHI-carrying loggers; returns False when the unsafe switch is set."""
+    """Cap the third-party loggers; returns False when the unsafe switch is set."""
     if unsafe_requested(os.environ if env is None else env):
         log.warning("%s is set: third-party request logging is on and the log may contain "
                     "patient data", UNSAFE_ENV)
         return False
-    for name in PHI_LOGGERS:
-        logging.getLogger(name).setLevel(logging.WARNING)
+    for name, floor in FLOORS.items():
+        logger = logging.getLogger(name)
+        logger.setLevel(max(floor, logger.level))
     for handler in logging.root.handlers if handlers is None else handlers:
         if not any(isinstance(f, PhiLoggerFilter) for f in handler.filters):
             handler.addFilter(PhiLoggerFilter())

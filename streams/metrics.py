@@ -21,6 +21,8 @@ class Metrics:
     llm_latency: Histogram
     results: Counter
     llm_halted: Gauge
+    breaker_state: Gauge
+    consumer_lag: Gauge
 
     @classmethod
     def create(cls, registry: CollectorRegistry | None = None) -> Metrics:
@@ -51,6 +53,12 @@ class Metrics:
             llm_halted=Gauge("judgeflow_llm_halted", "1 while LLM calls are stopped until "
                              "restart (spend limit reached, billing)", ["provider", "reason"],
                              registry=r),
+            breaker_state=Gauge("judgeflow_breaker_state", "LLM circuit breaker: 0 closed, "
+                                "1 open (partitions paused), 2 half-open (one probe)",
+                                ["worker"], registry=r),
+            consumer_lag=Gauge("judgeflow_consumer_lag", "Input records not yet committed "
+                               "(high watermark minus committed offset)", ["worker", "topic"],
+                               registry=r),
         )
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:

@@ -8,6 +8,14 @@ A record the handler rejects with :class:`BadRecord` goes to the DLQ; so does on
 handler crashed or overran its time bound, and one bigger than
 :data:`~streams.limits.MAX_INPUT_RECORD_BYTES` (``oversized``), so no input stops the worker.
 
+Provider outages dead-letter nothing: a handler that raises :class:`Unavailable` trips the
+worker's :class:`~streams.breaker.CircuitBreaker`; while it is open no new attempt starts,
+the partitions are paused (fetched records wait, uncommitted), and after a backoff one probe
+record is tried; the first answer of the provider closes it and every waiting record is
+handled again. Only a record that fails on its own (:data:`~streams.breaker.OWN_FAILURES`
+times while the provider answered others) is dead-lettered. Gauges:
+``judgeflow_breaker_state`` and ``judgeflow_consumer_lag``.
+
 Broker faults are ridden out, never fatal: a failed send is retried (only the outputs not yet
 acknowledged) until it succeeds or the worker stops, and the record stays in flight meanwhile,
 so no offset is committed past it; an output the broker refuses as too large is replaced by a
@@ -23,6 +31,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections import deque
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -31,14 +40,18 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError, MessageSizeTooLargeError
 
 from streams import kafka_clients, limits
+from streams.breaker import CLOSED, OWN_FAILURES, STATE_VALUES, CircuitBreaker, Ticket, bind
 from streams.dlq import dead_letter, note_dead_letter
-from streams.errors import BadRecord
+from streams.errors import BadRecord, Unavailable
 from streams.kafka_access import is_fatal
 from streams.member_eviction import client_id
 from streams.metrics import Metrics
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
+#: Longest time the loop goes without polling while records wait for a slot (the consumer
+#: must poll within ``max.poll.interval.ms`` or it leaves its group).
+KEEPALIVE_SECONDS = 30.0
 
 
 @dataclass(frozen=True)
@@ -47,6 +60,9 @@ class Output:
     key: bytes | None
     value: bytes | None
     headers: tuple[tuple[str, bytes], ...] = ()
+    #: sent only once every other output of the record is acknowledged (a journal
+    #: tombstone must never land before the result it stands for)
+    last: bool = False
 
 
 Handler = Callable[[Any], Awaitable[Sequence[Output]]]
@@ -82,7 +98,10 @@ class ConcurrentWorker:
     def __init__(self, settings: Settings, *, name: str, topic: str, group_id: str,
                  handler: Handler, concurrency: int, metrics: Metrics,
                  call_deadline_seconds: float, max_poll_records: int | None = None,
-                 max_input_bytes: int = limits.MAX_INPUT_RECORD_BYTES) -> None:
+                 max_input_bytes: int = limits.MAX_INPUT_RECORD_BYTES,
+                 on_unavailable_letter: Callable[[Any], None] | None = None,
+                 breaker_backoff_seconds: float = 2.0,
+                 breaker_backoff_max_seconds: float = 60.0) -> None:
         self.settings = settings
         self.name = name
         self.topic = topic
@@ -107,6 +126,20 @@ class ConcurrentWorker:
         self.producer: AIOKafkaProducer | None = None
         #: an error no retry fixes (a denied ACL), raised by run() once the worker stopped
         self.fatal: BaseException | None = None
+        self.breaker = CircuitBreaker(breaker_backoff_seconds, breaker_backoff_max_seconds,
+                                      on_change=self._breaker_changed)
+        metrics.breaker_state.labels(name).set(0)
+        #: called with a record dead-lettered because it kept failing on its own
+        self.on_unavailable_letter = on_unavailable_letter
+        #: fetched records waiting for a slot (their offsets are already in flight)
+        self._pending: deque[tuple[TopicPartition, Any]] = deque()
+        #: partitions being revoked: their records waiting for the breaker give up
+        self._revoking: set[TopicPartition] = set()
+        self._task_tp: dict[asyncio.Task[None], TopicPartition] = {}
+        #: records in flight whose probe failed; when they are all there is, the loop fetches
+        #: more so that a fresh record can probe (one record failing on its own must not
+        #: stall the partitions for ever)
+        self._stale = 0
 
     # -- lifecycle -----------------------------------------------------------------
     async def run(self) -> None:
@@ -157,27 +190,82 @@ class ConcurrentWorker:
 
     async def _loop(self) -> None:
         assert self.consumer is not None
-        last_commit = time.monotonic()
+        last_commit = last_poll = time.monotonic()
         every = self.settings.kafka.commit_interval_seconds
         while not self.stop_event.is_set():
-            try:
-                batch = await self.consumer.getmany(timeout_ms=200, max_records=self.max_poll)
-            except KafkaError as exc:  # broker gone or restarting: the client reconnects
-                if is_fatal(exc):
-                    raise  # a denied ACL or login needs an operator, not retries
-                log.warning("%s: poll failed (%s); retrying", self.name, type(exc).__name__)
-                await self._pause(1.0)
-                continue
-            for tp, records in batch.items():
-                for rec in records:
-                    await self._sem.acquire()
-                    self._parts.setdefault(tp, PartitionOffsets()).in_flight.add(rec.offset)
-                    task = asyncio.create_task(self._handle(tp, rec))
-                    self._tasks.add(task)
-                    task.add_done_callback(self._tasks.discard)
+            await self._dispatch()
+            if not self._pending or time.monotonic() - last_poll >= KEEPALIVE_SECONDS:
+                # records waiting for a slot, or an open breaker: fetch nothing new, unless
+                # only records whose probe failed are left (a fresh one probes instead)
+                self._hold(bool(self._pending) or (self.breaker.state != CLOSED and
+                                                   self._stale < len(self._tasks)))
+                try:
+                    batch = await self.consumer.getmany(timeout_ms=200,
+                                                        max_records=self.max_poll)
+                except KafkaError as exc:  # broker gone or restarting: the client reconnects
+                    if is_fatal(exc):
+                        raise  # a denied ACL or login needs an operator, not retries
+                    log.warning("%s: poll failed (%s); retrying", self.name,
+                                type(exc).__name__)
+                    await self._pause(1.0)
+                    continue
+                last_poll = time.monotonic()
+                for tp, records in batch.items():
+                    for rec in records:
+                        self._parts.setdefault(tp, PartitionOffsets()).in_flight.add(
+                            rec.offset)
+                        self._pending.append((tp, rec))
             if time.monotonic() - last_commit >= every:
                 await self._commit_or_log()
+                self._report_lag()
                 last_commit = time.monotonic()
+
+    async def _dispatch(self) -> None:
+        """Start the pending records while slots are free (waits at most 0.2 s for one)."""
+        while self._pending and not self.stop_event.is_set():
+            try:
+                await asyncio.wait_for(self._sem.acquire(), 0.2)
+            except TimeoutError:
+                return
+            tp, rec = self._pending.popleft()
+            if tp not in self._parts:  # revoked meanwhile: the new owner reads it again
+                self._sem.release()
+                continue
+            task = asyncio.create_task(self._handle(tp, rec))
+            self._tasks.add(task)
+            self._task_tp[task] = tp
+            task.add_done_callback(self._forget_task)
+
+    def _forget_task(self, task: asyncio.Task[None]) -> None:
+        self._tasks.discard(task)
+        self._task_tp.pop(task, None)
+
+    def _hold(self, paused: bool) -> None:
+        """Pause (or resume) every assigned partition. Paused partitions' buffered records
+        are dropped by the client and fetched again from the position after resuming."""
+        assert self.consumer is not None
+        if paused:
+            self.consumer.pause(*self.consumer.assignment())
+        elif self.consumer.paused():
+            self.consumer.resume(*self.consumer.paused())
+
+    def _breaker_changed(self, state: str) -> None:
+        self.metrics.breaker_state.labels(self.name).set(STATE_VALUES[state])
+        if state == CLOSED:
+            log.warning("%s: the LLM provider answers again; resuming", self.name)
+        elif state != "half_open":
+            log.warning("%s: the LLM provider is unavailable; partitions paused, next probe "
+                        "in %.1fs", self.name, self.breaker.backoff)
+
+    def _report_lag(self) -> None:
+        assert self.consumer is not None
+        lag: dict[str, int] = {}
+        for tp, state in self._parts.items():
+            high = self.consumer.highwater(tp)
+            if high is not None and state.committed is not None:
+                lag[tp.topic] = lag.get(tp.topic, 0) + max(0, high - state.committed)
+        for topic, n in lag.items():
+            self.metrics.consumer_lag.labels(self.name, topic).set(n)
 
     async def _pause(self, seconds: float) -> None:
         with contextlib.suppress(TimeoutError):
@@ -202,26 +290,15 @@ class ConcurrentWorker:
     async def _handle(self, tp: TopicPartition, rec: Any) -> None:
         try:
             self.metrics.records_in.labels(self.name, rec.topic).inc()
-            try:
-                size = len(rec.value or b"") + len(rec.key or b"")
-                if size > self.max_input_bytes:
-                    raise BadRecord("oversized", f"record of {size} bytes exceeds the input "
-                                    f"limit of {self.max_input_bytes} bytes")
-                async with asyncio.timeout(self.handler_timeout):
-                    outputs = list(await self.handler(rec))
-            except Deferred:
+            size = len(rec.value or b"") + len(rec.key or b"")
+            if size > self.max_input_bytes:
+                outputs: list[Output] | None = [self._dead_letter(
+                    rec, "oversized", f"record of {size} bytes exceeds the input limit of "
+                    f"{self.max_input_bytes} bytes")]
+            else:
+                outputs = await self._outputs(tp, rec)
+            if outputs is None:
                 return  # stays in flight: nothing at or after it is committed
-            except BadRecord as exc:
-                outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
-            except TimeoutError:
-                outputs = [self._dead_letter(rec, "llm_failure", "no result within "
-                                             f"{self.handler_timeout:g}s")]
-            except Exception as exc:  # a bug in one record must not stop the worker
-                # type and place only at ERROR: an exception message may quote input (PHI)
-                log.error("%s: handler failed on %s[%d]@%d: %s", self.name, rec.topic,
-                          rec.partition, rec.offset, type(exc).__name__)
-                log.debug("%s: handler failure traceback", self.name, exc_info=True)
-                outputs = [self._dead_letter(rec, "internal_error", f"{type(exc).__name__}: {exc}")]
             if not await self._publish(rec, outputs):
                 return  # stopping: left in flight, so never committed past; redelivered
             state = self._parts.get(tp)
@@ -231,11 +308,75 @@ class ConcurrentWorker:
         finally:
             self._sem.release()
 
+    async def _outputs(self, tp: TopicPartition, rec: Any) -> list[Output] | None:
+        """The handler's outputs (or a dead letter); None: left for later (deferred, or the
+        worker stops / loses the partition while the breaker is open)."""
+        own = 0
+        stale = False  # this record's probe failed: fresh records probe first
+        try:
+            while True:
+                ticket = await self._admission(tp, fresh=not stale)
+                if ticket is None:
+                    return None
+                bind(self.breaker, ticket)  # this attempt's LLM answers close the breaker
+                try:
+                    async with asyncio.timeout(self.handler_timeout):
+                        outputs = list(await self.handler(rec))
+                except Deferred:
+                    self.breaker.finished(ticket)
+                    return None
+                except Unavailable as exc:
+                    if not self.breaker.failed(ticket):
+                        if ticket.probe and not stale:
+                            stale = True
+                            self._stale += 1
+                        continue  # an outage: wait for the provider, then try again
+                    own += 1
+                    if own < OWN_FAILURES:
+                        # calls that failed together may still be on their way: give them the
+                        # time to open the breaker before this record tries again
+                        await self._pause(self.breaker.base)
+                        continue
+                    if self.on_unavailable_letter is not None:
+                        self.on_unavailable_letter(rec)
+                    return [self._dead_letter(rec, exc.error_type, exc.message)]
+                except BadRecord as exc:
+                    outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
+                except TimeoutError:
+                    outputs = [self._dead_letter(rec, "llm_failure", "no result within "
+                                                 f"{self.handler_timeout:g}s")]
+                except Exception as exc:  # a bug in one record must not stop the worker
+                    # type and place only at ERROR: an exception message may quote input (PHI)
+                    log.error("%s: handler failed on %s[%d]@%d: %s", self.name, rec.topic,
+                              rec.partition, rec.offset, type(exc).__name__)
+                    log.debug("%s: handler failure traceback", self.name, exc_info=True)
+                    outputs = [self._dead_letter(rec, "internal_error", type(exc).__name__)]
+                self.breaker.finished(ticket)
+                return outputs
+        finally:
+            self._stale -= stale
+
+    async def _admission(self, tp: TopicPartition, fresh: bool) -> Ticket | None:
+        """Wait until the breaker lets an attempt start; None when the worker stops or the
+        partition is being revoked first."""
+        while not self.stop_event.is_set() and tp not in self._revoking:
+            ticket = await self.breaker.wait_turn(0.5, fresh)
+            if ticket is not None:
+                return ticket
+        return None
+
     def _dead_letter(self, rec: Any, error_type: str, message: str) -> Output:
         note_dead_letter(self.metrics, self.name, rec, error_type)
         return Output(*dead_letter(rec, error_type, message, self.dlq_topic))
 
     async def _publish(self, rec: Any, outputs: Sequence[Output]) -> bool:
+        """Send ``outputs`` (those marked ``last`` after the others) until the broker
+        acknowledged all of them; False if the worker stopped first."""
+        first = [o for o in outputs if not o.last]
+        return (await self._publish_all(rec, first) and
+                await self._publish_all(rec, [o for o in outputs if o.last]))
+
+    async def _publish_all(self, rec: Any, outputs: Sequence[Output]) -> bool:
         """Send ``outputs`` until the broker acknowledged all of them; False if the worker
         stopped first. Never raises: a worker must not die of a broker fault."""
         todo = list(outputs)
@@ -316,13 +457,16 @@ class ConcurrentWorker:
             await asyncio.wait(set(self._tasks), timeout=self.drain_seconds)
 
     async def on_revoked(self, revoked: Sequence[TopicPartition]) -> None:
-        in_flight_tasks = list(self._tasks)
+        self._revoking.update(revoked)  # records waiting for the breaker give up at once
+        self._pending = deque(p for p in self._pending if p[0] not in self._revoking)
+        in_flight_tasks = [t for t, tp in self._task_tp.items() if tp in self._revoking]
         if in_flight_tasks:
             await asyncio.wait(in_flight_tasks, timeout=self.drain_seconds)
         with contextlib.suppress(Exception):
             await self._commit(revoked)
         for tp in revoked:
             self._parts.pop(tp, None)
+        self._revoking.difference_update(revoked)
 
 
 class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]

@@ -36,6 +36,9 @@ class TopicSettings(BaseModel):
     detect_ticks: str = "judgeflow.detect-ticks.v1"
     #: Internal: every Message Batch a ``replay --batch`` submitted, recorded before polling.
     replay_batches: str = "judgeflow.replay-batches.v1"
+    #: Internal, compacted: every paid LLM answer until its result is published
+    #: (streams.journal), so that no answer is paid twice.
+    llm_journal: str = "judgeflow.llm-journal.v1"
 
     @staticmethod
     def dlq(topic: str) -> str:

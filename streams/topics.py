@@ -33,7 +33,12 @@ def all_topics(settings: Settings) -> list[str]:
     t = settings.topics
     inputs = [t.agent_answers, t.judge_jobs, t.debrief_requests, t.adjudications]
     outputs = [t.cell_outcomes, t.judge_results, t.case_evaluations, t.calibration]
-    return inputs + outputs + [t.dlq(name) for name in inputs]
+    return inputs + outputs + [t.dlq(name) for name in inputs] + [t.llm_journal]
+
+
+#: Topics whose old values are garbage once a newer value (or a tombstone) has the same key.
+def compacted_topics(settings: Settings) -> frozenset[str]:
+    return frozenset({settings.topics.llm_journal})
 
 
 async def partition_counts(admin: AIOKafkaAdminClient, topics: Iterable[str]) -> dict[str, int]:
@@ -84,8 +89,11 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
                   settings: Settings) -> None:
     log.info("creating %d topic(s) with %d partitions: %s", len(names), partitions,
              ", ".join(names))
+    compact = compacted_topics(settings)
     new = [NewTopic(name=n, num_partitions=partitions,
-                    replication_factor=settings.kafka.replication_factor) for n in names]
+                    replication_factor=settings.kafka.replication_factor,
+                    topic_configs={"cleanup.policy": "compact"} if n in compact else None)
+           for n in names]
     try:
         response = await admin.create_topics(new)
     except Exception as exc:  # a concurrent creator; verified by the describe that follows

@@ -16,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import time
+from collections.abc import Set
 from datetime import UTC, datetime
 from typing import Any
 
@@ -39,13 +40,15 @@ log = logging.getLogger(__name__)
 NAME = "calibrate"
 
 
-def answer_schemas(settings: Settings) -> dict[str, AnswerSchema]:
-    """The criteria's answer schemas, to compare answers by meaning; empty without a skill."""
+def answer_schemas(settings: Settings) -> dict[str, AnswerSchema] | None:
+    """The criteria's answer schemas, to compare answers by meaning (and to refuse
+    adjudications of other criteria); None without a usable skill."""
     try:
         skill = load_skill(settings.skill_dir)
     except SkillError as exc:
-        log.warning("calibrate: no usable skill (%s); answers compared by spelling", exc)
-        return {}
+        log.warning("calibrate: no usable skill (%s); answers compared by spelling, "
+                    "criteria of adjudications not checked", exc)
+        return None
     return {fid: c.answer_schema for fid, c in skill.criteria.items()}
 
 
@@ -62,11 +65,15 @@ async def dead_lettered(settings: Settings) -> set[tuple[int, int]]:
 
 
 class CalibrateWorker:
-    def __init__(self, settings: Settings, metrics: Metrics, calibration: Calibration) -> None:
+    def __init__(self, settings: Settings, metrics: Metrics, calibration: Calibration,
+                 criteria: Set[str] | None = None) -> None:
         self.s = settings
         self.metrics = metrics
         self.cal = calibration
-        self.feeder = Feeder(calibration, settings.topics)
+        self.feeder = Feeder(calibration, settings.topics, criteria)
+        #: adjudications read while catching up, absorbed once every outcome and result
+        #: before them was read (so their task is known whatever the topics' read order)
+        self.held: list[Any] | None = []
         self.dirty: set[Group] = set()
         self.published = ProducedIds()
         self.dead: set[tuple[int, int]] = set()
@@ -78,6 +85,9 @@ class CalibrateWorker:
 
     def absorb(self, rec: Any) -> list[DeadLetter]:
         """Feed one record; returns the dead letter to send, if any."""
+        if self.held is not None and rec.topic == self.s.topics.adjudications:
+            self.held.append(rec)
+            return []
         self.metrics.records_in.labels(NAME, rec.topic).inc()
         try:
             self.dirty |= self.feeder.feed(rec)
@@ -138,12 +148,17 @@ class CalibrateWorker:
             if not behind:
                 break
             await self._poll(consumer)
+        held, self.held = self.held or [], None
+        await self._send([d for rec in held for d in self.absorb(rec)])
         return ends
 
     async def _poll(self, consumer: AIOKafkaConsumer) -> None:
         assert self.producer is not None
         batch = await consumer.getmany(timeout_ms=200, max_records=1000)
-        letters = [d for rs in batch.values() for rec in rs for d in self.absorb(rec)]
+        await self._send([d for rs in batch.values() for rec in rs for d in self.absorb(rec)])
+
+    async def _send(self, letters: list[DeadLetter]) -> None:
+        assert self.producer is not None
         futures = [await self.producer.send(topic, key=key, value=value, headers=list(headers))
                    for topic, key, value, headers in letters]
         for fut in futures:
@@ -154,8 +169,9 @@ async def serve(settings: Settings, stop: asyncio.Event | None = None,
                 metrics: Metrics | None = None) -> None:
     """Run the calibrate worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
     await ensure_topics(settings, role="calibrate")
-    worker = CalibrateWorker(settings, metrics or Metrics.create(),
-                             Calibration(answer_schemas(settings)))
+    schemas = answer_schemas(settings)
+    worker = CalibrateWorker(settings, metrics or Metrics.create(), Calibration(schemas or {}),
+                             None if schemas is None else set(schemas))
     await serve_until(worker, stop)
 
 

@@ -31,6 +31,7 @@ from agents.debrief.versioning import debrief_version
 from agents.errors import InvalidOutput, LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider
 from agents.providers.factory import is_offline
+from agents.providers.journal import Recall, journal_key
 from agents.providers.session import LLMSession
 from agents.settings import Settings
 from agents.versioning import result_id
@@ -45,6 +46,7 @@ from schemas.medkit import (
     DebriefRequest,
 )
 from streams.errors import BadRecord
+from streams.journal import Journal
 from streams.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -67,23 +69,30 @@ class _Attempt:
 
 class DebriefGrader:
     def __init__(self, settings: Settings, provider: Provider,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, journal: Journal | None = None) -> None:
         self.settings = settings
         self.provider = provider
         self.metrics = metrics
+        #: paid answers kept until the evaluation is published (never paid twice)
+        self.journal = journal
         self.offline = is_offline(provider)
         self.prompt_version = debrief_version(settings, provider.name, provider.model)
 
     def evaluation_id(self, request_id: str) -> str:
         return evaluation_id(request_id, self.prompt_version)
 
+    def journal_key(self, request_id: str) -> str:
+        return journal_key("debrief", self.evaluation_id(request_id))
+
     async def evaluate(self, request: DebriefRequest) -> CaseEvaluation:
         """The validated evaluation; raises :class:`BadRecord` when there can be none."""
         started = time.monotonic()
         rubric, source = rubric_for(request)
         problems: list[ValidationProblem] = []
+        recall = None if self.journal is None else Recall(
+            self.journal, self.journal_key(request.request_id))
         session = LLMSession(self.provider, self.settings.llm, self.metrics, "debrief",
-                             model=offline.MODEL)
+                             model=offline.MODEL, recall=recall)
         if self.offline:
             checked = validate.check(request, rubric, source, offline.grade(request, rubric))
         else:

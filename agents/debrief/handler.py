@@ -12,9 +12,11 @@ from typing import Any
 import orjson
 from pydantic import ValidationError
 
-from agents.debrief.grader import DebriefGrader, validation_summary
+from agents.debrief.grader import DebriefGrader
 from agents.errors import LLMError
+from agents.providers.journal import tombstone
 from agents.transient import LLMUnavailable, is_transient
+from schemas.errors import describe_record
 from schemas.medkit import DebriefRequest
 from streams import limits
 from streams.errors import BadRecord
@@ -42,7 +44,7 @@ def parse_request(value: bytes | None) -> DebriefRequest:
     try:
         return DebriefRequest.model_validate(data)
     except ValidationError as exc:
-        raise BadRecord("schema_error", validation_summary(exc)) from exc
+        raise BadRecord("schema_error", describe_record(exc)) from None
 
 
 class DebriefHandler:
@@ -63,7 +65,8 @@ class DebriefHandler:
         async with self.produced.claim(eid) as fresh:
             if not fresh:
                 log.info("debrief: evaluation %s already published; skipped", eid[:12])
-                return []
+                return tombstone(self.grader.journal, self.grader.journal_key(
+                    request.request_id))
             try:
                 evaluation = await self.grader.evaluate(request)
             except BadRecord as exc:
@@ -78,4 +81,5 @@ class DebriefHandler:
         headers = result_headers(eid, evaluation.prompt_version, "request_id",
                                  request.request_id, old)
         return [Output(self.output_topic, request.request_id.encode(), value,
-                       (("evaluation_id", eid.encode()), *headers))]
+                       (("evaluation_id", eid.encode()), *headers)),
+                *tombstone(self.grader.journal, self.grader.journal_key(request.request_id))]

@@ -4,15 +4,18 @@ scaled independently of the chart-review workers."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
 from agents.errors import AgentsError
-from agents.providers.factory import make_provider, require_credentials
+from agents.providers.factory import is_offline, make_provider, require_credentials
+from agents.providers.settings import worker_options
 from agents.providers.startup import check_provider
 from agents.settings import Settings
 from streams import worker_main
+from streams.journal import open_journal
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker
@@ -29,19 +32,22 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
     require_credentials(provider)  # fail fast, before touching the broker
     await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
     await ensure_topics(settings, role="debrief")
-    grader = DebriefGrader(settings, provider, metrics)
     topics = settings.topics
-    produced = await ProducedIds.from_topic(settings.kafka,
-                                            topics.case_evaluations, "evaluation_id",
-                                            "request_id")
-    handler = DebriefHandler(grader, topics.case_evaluations, produced)
-    worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
-                              group_id=settings.groups.debrief, handler=handler,
-                              concurrency=settings.llm.concurrency, metrics=metrics,
-                              call_deadline_seconds=settings.llm.deadline_seconds)
-    log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
-             provider.name, grader.prompt_version, len(produced))
-    await serve_until(worker, stop, provider)
+    async with contextlib.AsyncExitStack() as stack:
+        journal = None if is_offline(provider) else await stack.enter_async_context(
+            open_journal(settings.kafka, topics.llm_journal))
+        grader = DebriefGrader(settings, provider, metrics, journal=journal)
+        produced = await ProducedIds.from_topic(settings.kafka,
+                                                topics.case_evaluations, "evaluation_id",
+                                                "request_id")
+        handler = DebriefHandler(grader, topics.case_evaluations, produced)
+        worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
+                                  group_id=settings.groups.debrief, handler=handler,
+                                  concurrency=settings.llm.concurrency, metrics=metrics,
+                                  **worker_options(settings.llm))
+        log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
+                 provider.name, grader.prompt_version, len(produced))
+        await serve_until(worker, stop, provider)
 
 
 def run_worker(settings: Settings) -> int:

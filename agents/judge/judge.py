@@ -42,6 +42,7 @@ from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, vali
 from agents.judge.versioning import prompt_version, result_id, typedrift_version
 from agents.providers.base import LLMRequest, LLMResponse, Provider
 from agents.providers.factory import is_offline
+from agents.providers.journal import Recall, journal_key
 from agents.providers.session import LLMSession
 from agents.settings import Settings
 from agents.transient import LLMUnavailable, is_transient
@@ -49,6 +50,7 @@ from schemas.chart_review import JudgeAnalysis, JudgeJob, JudgeResult, Validatio
 from schemas.ids import derive_id
 from schemas.skill import Criterion, Skill
 from streams.detect.normalize import canonicalize, to_json_value
+from streams.journal import Journal
 from streams.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -85,8 +87,11 @@ class Judge:
     def __init__(self, settings: Settings, skill: Skill, store: ChartStore, provider: Provider,
                  metrics: Metrics | None = None, min_cache_tokens: int | None = None,
                  gates: GateAnswers | None = None,
-                 routes: Mapping[str, Route] | None = None) -> None:
+                 routes: Mapping[str, Route] | None = None,
+                 journal: Journal | None = None) -> None:
         self.settings = settings
+        #: paid answers kept until the result is published (never paid twice)
+        self.journal = journal
         self.skill = skill
         self.store = store
         self.provider = provider
@@ -137,6 +142,9 @@ class Judge:
     def result_id(self, job: JudgeJob) -> str:
         return result_id(job.job_id, self.version_for(job))
 
+    def journal_key(self, job: JudgeJob) -> str:
+        return journal_key(WORKER, self.result_id(job))
+
     def first_request(self, job: JudgeJob) -> LLMRequest | None:
         """The first request judging ``job`` sends (None: decided without a model call);
         replay estimates cost from it."""
@@ -161,8 +169,10 @@ class Judge:
     async def judge(self, job: JudgeJob) -> JudgeResult:
         started = time.monotonic()
         settings, provider = self.route(job.field_id)
+        recall = None if self.journal is None else Recall(self.journal, self.journal_key(job))
         session = LLMSession(provider, settings.llm, self.metrics, WORKER,
-                             model=OFFLINE_VERSION if self.offline else provider.model)
+                             model=OFFLINE_VERSION if self.offline else provider.model,
+                             recall=recall)
         run = JobJudging(session, provider.name)
         try:
             analysis = await self._analyse(job, run)
@@ -170,7 +180,7 @@ class Judge:
             if is_transient(exc):
                 self.metrics.results.labels(WORKER, job.kind, "llm_unavailable").inc()
                 log.warning("judge %s kind=%s: model unavailable (%s) after %d call(s); "
-                            "dead-lettered for replay", self.result_id(job)[:12], job.kind,
+                            "kept for a later try", self.result_id(job)[:12], job.kind,
                             exc.kind, session.calls)
                 raise LLMUnavailable(exc) from None
             analysis = None

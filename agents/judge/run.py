@@ -26,13 +26,16 @@ from agents.judge.judge import Judge
 from agents.judge.routes import build_routes
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
+from agents.providers.journal import tombstone
+from agents.providers.settings import worker_options
 from agents.providers.startup import check_provider
 from agents.settings import Settings
 from schemas.chart_review import JudgeJob, JudgeResult
-from schemas.errors import describe
+from schemas.errors import describe_record
 from schemas.skill import load_skill
 from streams import limits, worker_main
 from streams.errors import BadRecord
+from streams.journal import open_journal
 from streams.json_depth import depth_reason, too_deep
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
@@ -62,7 +65,7 @@ def decode_job(value: bytes | None) -> JudgeJob:
         else:
             kind = "schema_error"
         raise BadRecord(kind, f"JudgeJob invalid, {exc.error_count()} error(s): "
-                        + describe(exc, limit=5)) from None
+                        + describe_record(exc)) from None
 
 
 def encode_result(result: JudgeResult) -> bytes:
@@ -78,14 +81,15 @@ def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
             if not fresh:
                 log.info("job %s already judged under %s; skipped", job.job_id[:12],
                          judge.version_for(job))
-                return []
+                return tombstone(judge.journal, judge.journal_key(job))
             result = await judge.judge(job)
             old = ledger.series.supersedes(job.job_id, result.prompt_version)
             if old is not None:
                 result = result.model_copy(update={"supersedes": old})
             headers = result_headers(result.result_id, result.prompt_version, "job_id",
                                      job.job_id, old)
-            return [Output(results_topic, job.key.encode(), encode_result(result), headers)]
+            return [Output(results_topic, job.key.encode(), encode_result(result), headers),
+                    *tombstone(judge.journal, judge.journal_key(job))]
     return handle
 
 
@@ -100,52 +104,57 @@ async def serve(settings: Settings, provider: Provider | None = None,
     await ensure_topics(settings, role="judge")
     # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
     min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
-    gates = GateAnswers(skill)
-    # llm.criterion_models: criteria judged by another model (checked: one-line errors)
-    routes = {} if is_offline(provider) else build_routes(
-        settings, skill, lambda s: make_provider(s))
-    for route in {id(r.provider): r for r in routes.values()}.values():
-        require_credentials(route.provider)
-        await check_provider(route.provider, route.settings.llm, metrics)
-    judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
-                  min_cache_tokens=min_cache, gates=gates, routes=routes)
-    ledger = await ProducedIds.from_topic(settings.kafka,
-                                          settings.topics.judge_results, "result_id", "job_id")
-    worker = ConcurrentWorker(
-        settings, name="judge", topic=settings.topics.judge_jobs, group_id=settings.groups.judge,
-        handler=make_handler(judge, ledger, settings.topics.judge_results),
-        concurrency=settings.llm.concurrency, metrics=metrics,
-        call_deadline_seconds=settings.llm.deadline_seconds)
-    log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
-             provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
-    for field_id, route in sorted(routes.items()):
-        log.info("judge worker: criterion %s on model %s (effort %s), prompt version %s",
-                 field_id, route.provider.model, route.settings.llm.effort or "default",
-                 judge._versions[field_id])
-    # Gated criteria get their gate cell's answer from the cell outcomes (when decided):
-    # the follower catches up with the topic before the first job is judged.
-    follower = None
-    if gates.fields:
-        caught_up = asyncio.Event()
-        follower = asyncio.get_running_loop().create_task(
-            follow_outcomes(settings, gates, caught_up))
-        done, _ = await asyncio.wait({follower, asyncio.create_task(caught_up.wait())},
-                                     timeout=GATE_CATCH_UP_SECONDS,
-                                     return_when=asyncio.FIRST_COMPLETED)
-        if follower in done:
-            follower.result()  # the follower failed: its error stops the start
-        elif not caught_up.is_set():
-            log.warning("judge: cell outcomes not read to their end within %ss; gate "
-                        "answers arrive as the follower catches up", GATE_CATCH_UP_SECONDS)
-    try:
-        await serve_until(worker, stop, provider)
-    finally:
+    async with contextlib.AsyncExitStack() as stack:
+        journal = None if is_offline(provider) else await stack.enter_async_context(
+            open_journal(settings.kafka, settings.topics.llm_journal))
+        gates = GateAnswers(skill)
+        # llm.criterion_models: criteria judged by another model (checked: one-line errors)
+        routes = {} if is_offline(provider) else build_routes(
+            settings, skill, lambda s: make_provider(s))
         for route in {id(r.provider): r for r in routes.values()}.values():
-            await route.provider.aclose()  # type: ignore[attr-defined]
-        if follower is not None:
-            follower.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await follower
+            require_credentials(route.provider)
+            await check_provider(route.provider, route.settings.llm, metrics)
+        judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
+                      min_cache_tokens=min_cache, gates=gates, routes=routes,
+                      journal=journal)
+        ledger = await ProducedIds.from_topic(settings.kafka,
+                                              settings.topics.judge_results, "result_id", "job_id")
+        worker = ConcurrentWorker(
+            settings, name="judge", topic=settings.topics.judge_jobs,
+            group_id=settings.groups.judge,
+            handler=make_handler(judge, ledger, settings.topics.judge_results),
+            concurrency=settings.llm.concurrency, metrics=metrics,
+            **worker_options(settings.llm))
+        log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
+                 provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
+        for field_id, route in sorted(routes.items()):
+            log.info("judge worker: criterion %s on model %s (effort %s), prompt version %s",
+                     field_id, route.provider.model, route.settings.llm.effort or "default",
+                     judge._versions[field_id])
+        # Gated criteria get their gate cell's answer from the cell outcomes (when decided):
+        # the follower catches up with the topic before the first job is judged.
+        follower = None
+        if gates.fields:
+            caught_up = asyncio.Event()
+            follower = asyncio.get_running_loop().create_task(
+                follow_outcomes(settings, gates, caught_up))
+            done, _ = await asyncio.wait({follower, asyncio.create_task(caught_up.wait())},
+                                         timeout=GATE_CATCH_UP_SECONDS,
+                                         return_when=asyncio.FIRST_COMPLETED)
+            if follower in done:
+                follower.result()  # the follower failed: its error stops the start
+            elif not caught_up.is_set():
+                log.warning("judge: cell outcomes not read to their end within %ss; gate "
+                            "answers arrive as the follower catches up", GATE_CATCH_UP_SECONDS)
+        try:
+            await serve_until(worker, stop, provider)
+        finally:
+            for route in {id(r.provider): r for r in routes.values()}.values():
+                await route.provider.aclose()  # type: ignore[attr-defined]
+            if follower is not None:
+                follower.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await follower
 
 
 def run_worker(settings: Settings) -> int:

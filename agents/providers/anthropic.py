@@ -11,9 +11,10 @@ response parsing are pure (:mod:`agents.providers.anthropic_params`).
   ``overloaded``, ``server_error`` (504 included), ``timeout``, ``connection`` (retryable);
   ``bad_request``, ``auth``, ``request_too_large`` (413), ``context_window_exceeded``,
   ``not_found`` (permanent); ``spend_limit`` (a 429 saying the spend/usage limit is reached)
-  and ``billing`` (402) are permanent AND stop the provider: every later call fails fast
-  with the same error until the process restarts (logged once at ERROR, gauge
-  ``judgeflow_llm_halted`` = 1 for the alert rules).
+  and ``billing`` (402) are not retried within a call and mark the provider halted (logged
+  once at ERROR, gauge ``judgeflow_llm_halted`` = 1 for the alert rules). The worker's
+  circuit breaker then pauses it (:mod:`streams.breaker`) and its probes keep asking; the
+  first answer after the operator raised the limit clears the halt (gauge 0, logged).
 * ``stop_reason`` ``max_tokens``, ``refusal`` and ``model_context_window_exceeded`` are
   *returned*, not raised, so the caller accounts for the tokens it paid.
 
@@ -69,9 +70,10 @@ class AnthropicProvider:
         self.budget = budget or Budget.create(
             policy, requests_per_minute=settings.requests_per_minute,
             concurrency=settings.concurrency)
-        #: Set by a spend-limit or billing error: every later call raises it at once.
+        #: Set by a spend-limit or billing error, cleared by the next answer.
         self.halted: LLMError | None = None
         self.on_halt: list[Any] = []  # callbacks (gauges), called once with the error
+        self.on_resume: list[Any] = []  # callbacks, called with the error the answer cleared
         self._prefixes_seen: set[str] = set()
         self._background: set[asyncio.Task[Any]] = set()
         #: What the Models API says about the model (None until it answered).
@@ -108,8 +110,6 @@ class AnthropicProvider:
         return self.facts
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
-        if self.halted is not None:
-            raise self._halted_error()
         await self._ensure_facts()
         params = self.params(request)
         key = self.cache_log.key(request) if self.settings.cache_diagnostics else None
@@ -119,8 +119,6 @@ class AnthropicProvider:
         started = time.monotonic()
 
         async def once(remaining: float) -> Any:
-            if self.halted is not None:
-                raise self._halted_error()
             try:
                 raw = await self.client.messages.with_raw_response.create(
                     **params, timeout=max(0.1, remaining))
@@ -141,6 +139,7 @@ class AnthropicProvider:
             return message
 
         message, attempts = await call_with_retries(self.budget, once, _estimate(params))
+        self._resume()
         latency_ms = int((time.monotonic() - started) * 1000)
         response = to_response(message, latency_ms, attempts)
         if key is not None:
@@ -151,19 +150,22 @@ class AnthropicProvider:
                   attempts, latency_ms)
         return response
 
-    def _halted_error(self) -> LLMError:
-        h = self.halted
-        assert h is not None
-        return LLMError(h.kind, h.message, retryable=False, status=h.status)
-
     def _halt(self, error: LLMError) -> None:
         if self.halted is not None:
             return
         self.halted = error
-        log.error("LLM calls stopped until restart: %s (%s). Raise the limit or fix billing "
-                  "in the Claude Console, then restart the worker.", error.kind, error.message)
+        log.error("LLM calls paused: %s (%s). Raise the limit or fix billing in the Claude "
+                  "Console; the worker resumes by itself once a probe is answered.",
+                  error.kind, error.message)
         for callback in self.on_halt:
             callback(error)
+
+    def _resume(self) -> None:
+        error, self.halted = self.halted, None
+        if error is not None:
+            log.warning("LLM calls answered again after %s; resumed", error.kind)
+            for callback in self.on_resume:
+                callback(error)
 
     def _check_prefixes(self, request: LLMRequest) -> None:
         """Once per distinct cacheable prefix: count it and log whether it caches."""

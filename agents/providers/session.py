@@ -19,8 +19,10 @@ import dataclasses
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
 from agents.providers.factory import cost_usd
+from agents.providers.journal import Recall
 from agents.providers.settings import LLMSettings
 from schemas.chart_review import Usage
+from streams.breaker import note_answered
 from streams.metrics import Metrics
 
 
@@ -45,8 +47,13 @@ def track_paid() -> Paid:
 
 class LLMSession:
     def __init__(self, provider: Provider, llm: LLMSettings, metrics: Metrics | None,
-                 worker: str, model: str | None = None) -> None:
+                 worker: str, model: str | None = None, recall: Recall | None = None) -> None:
         self.provider, self.llm, self.metrics, self.worker = provider, llm, metrics, worker
+        #: the input's journaled answers (agents.providers.journal): never paid twice
+        self.recall = recall
+        self._index = 0  # calls asked for so far (the journal's call index)
+        #: calls answered from the journal (paid before: a kill, a failed repair, an outage)
+        self.reused = 0
         #: the model that answered last (the configured one until a call answers)
         self.model = model if model is not None else provider.model
         self.usage = TokenUsage()
@@ -58,6 +65,19 @@ class LLMSession:
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         m, name = self.metrics, self.provider.name
+        index, self._index = self._index, self._index + 1
+        if self.recall is not None:
+            kept = await self.recall.reuse(index, request)
+            if kept is not None:  # paid already: its tokens count in this output's usage
+                self.reused += 1
+                self.calls += kept.attempts
+                self.usage += kept.usage
+                if kept.batch:
+                    self.batch_usage += kept.usage
+                self.model = kept.model or self.model
+                if m is not None:
+                    m.llm_calls.labels(self.worker, name, "reused").inc()
+                return kept
         try:
             resp = await self.provider.complete(request)
         except LLMError as exc:
@@ -65,6 +85,9 @@ class LLMSession:
             if m is not None:
                 m.llm_calls.labels(self.worker, name, exc.kind).inc()
             raise
+        note_answered()  # the provider is up: the worker's circuit breaker closes
+        if self.recall is not None:  # kept (acknowledged) before anything uses it
+            await self.recall.keep(index, request, resp)
         self.calls += resp.attempts
         self.usage += resp.usage
         if resp.batch:

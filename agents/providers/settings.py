@@ -7,7 +7,7 @@ the streams layer's settings as the ``llm`` section.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypedDict
 
 from pydantic import BaseModel, Field
 
@@ -68,3 +68,21 @@ class LLMSettings(BaseModel):
     #: Our retry backoff when the server gives no retry-after: base * 2^(attempt-1), capped.
     backoff_base_seconds: float = Field(default=1.0, ge=0)
     backoff_max_seconds: float = Field(default=30.0, ge=0)
+    #: Circuit breaker (streams.breaker): after an outage opens it, the first probe waits
+    #: this long; every failed probe doubles the wait, up to the maximum.
+    breaker_backoff_seconds: float = Field(default=2.0, gt=0)
+    breaker_backoff_max_seconds: float = Field(default=60.0, gt=0)
+
+
+class WorkerOptions(TypedDict):
+    call_deadline_seconds: float
+    breaker_backoff_seconds: float
+    breaker_backoff_max_seconds: float
+
+
+def worker_options(llm: LLMSettings) -> WorkerOptions:
+    """What a worker that calls the model passes the streams runner (which never sees the
+    LLM settings): its call deadline and its circuit breaker's backoff."""
+    return {"call_deadline_seconds": llm.deadline_seconds,
+            "breaker_backoff_seconds": llm.breaker_backoff_seconds,
+            "breaker_backoff_max_seconds": llm.breaker_backoff_max_seconds}

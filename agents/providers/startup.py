@@ -8,7 +8,8 @@
 * deprecated -> a WARNING naming the retirement date (overdue when it has passed);
 * ``llm.effort`` must be one the Models API lists for the model;
 * the catalogue is cross-checked against the Models API (a WARNING per disagreement);
-* wires the ``judgeflow_llm_halted`` gauge (1 after a spend-limit/billing stop).
+* wires the ``judgeflow_llm_halted`` gauge (1 after a spend-limit/billing stop, 0 again
+  once a call is answered).
 
 :func:`report_cache_prefixes`: for each cache breakpoint of a request (system blocks with
 ``cache=True``), count the prefix up to it (tools + system) with count_tokens and log whether
@@ -146,3 +147,6 @@ async def check_provider(provider: Provider, llm: LLMSettings,
     if metrics is not None and hasattr(provider, "on_halt"):
         gauge = metrics.llm_halted
         provider.on_halt.append(lambda err: gauge.labels(provider.name, err.kind).set(1))
+        if hasattr(provider, "on_resume"):
+            provider.on_resume.append(
+                lambda err: gauge.labels(provider.name, err.kind).set(0))

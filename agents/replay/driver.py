@@ -23,10 +23,11 @@ from aiokafka import TopicPartition
 
 from agents.providers.base import LLMRequest
 from agents.providers.session import track_paid
+from agents.providers.settings import worker_options
 from agents.replay.estimate import Estimator
 from agents.replay.plan import Plan
 from agents.settings import Settings
-from streams.errors import BadRecord
+from streams.errors import BadRecord, Unavailable
 from streams.metrics import Metrics
 from streams.runner import ConcurrentWorker, Deferred, Handler, Output
 
@@ -96,7 +97,13 @@ class Replay:
             settings, name=f"replay-{target.worker}", topic=target.input_topic,
             group_id=plan.group, handler=self._handle,
             concurrency=settings.llm.concurrency, metrics=metrics,
-        call_deadline_seconds=settings.llm.deadline_seconds)
+            **worker_options(settings.llm),
+            on_unavailable_letter=self._gave_up)
+
+    def _gave_up(self, rec: Any) -> None:
+        """The runner dead-lettered a record that kept failing while the model answered."""
+        self.tally.failed += 1
+        self._done()
 
     async def run(self) -> Tally:
         if self.tally.total:
@@ -155,7 +162,8 @@ class Replay:
             outputs = await self.t.handler(rec)
         except BaseException as exc:
             t.usd += paid.usd
-            if isinstance(exc, BadRecord):
+            # Unavailable: the runner's breaker tries the record again (or calls _gave_up)
+            if isinstance(exc, BadRecord) and not isinstance(exc, Unavailable):
                 t.failed += 1
                 self._done()
             raise

@@ -32,6 +32,7 @@ from agents.replay.targets import (
 )
 from agents.settings import Settings
 from streams.errors import BadRecord
+from streams.journal import Journal, open_journal
 from streams.metrics import Metrics
 from streams.topics import ensure_topics
 
@@ -62,11 +63,11 @@ class Outcome:
     batch: bool = False
 
 
-async def _target(settings: Settings, provider: Any, metrics: Metrics,
+async def _target(settings: Settings, provider: Any, metrics: Metrics, journal: Journal | None,
                   opts: Options) -> tuple[Target, Any]:
     if opts.worker == "judge":
-        return await judge_target(settings, provider, metrics, opts.filters)
-    return await debrief_target(settings, provider, metrics)
+        return await judge_target(settings, provider, metrics, opts.filters, journal)
+    return await debrief_target(settings, provider, metrics, journal)
 
 
 async def estimate(settings: Settings, target: Target, p: Plan, estimator: Estimator,
@@ -113,6 +114,7 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
     if opts.batch and opts.budget_usd is not None:
         raise AgentsError("--batch and --budget-usd: use --dry-run to see the cost first")
     provider = provider or make_provider(settings)
+    stack = contextlib.AsyncExitStack()
     try:
         if opts.batch and is_offline(provider):
             raise AgentsError("--batch needs the anthropic provider (llm.provider)")
@@ -128,7 +130,11 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
                               "support the Message Batches API; replay without --batch")
         await ensure_topics(settings)
         preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
-        target, series = await _target(settings, preset or provider, metrics, opts)
+        # paid answers kept until published: a killed replay re-pays nothing (live runs only)
+        live = not (opts.dry_run or opts.batch or is_offline(provider))
+        journal = await stack.enter_async_context(open_journal(
+            settings.kafka, settings.topics.llm_journal)) if live else None
+        target, series = await _target(settings, preset or provider, metrics, journal, opts)
         group = group_name(opts.worker, target.version, opts.filters.as_dict())
 
         async def replan() -> Plan:
@@ -163,6 +169,7 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
         outcome.tally = await run.run()
         return outcome
     finally:
+        await stack.aclose()
         close = getattr(provider, "aclose", None)
         if close is not None:
             await close()

@@ -19,6 +19,7 @@ from agents.settings import Settings
 from schemas.chart_review import JudgeJob
 from schemas.medkit import DebriefRequest
 from schemas.skill import load_skill
+from streams.journal import Journal
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.series import Series
@@ -52,7 +53,8 @@ def min_cache(settings: Settings, provider: Any) -> int | None:
 
 
 async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
-                       filters: Filters) -> tuple[Target, Series]:
+                       filters: Filters, journal: Journal | None = None
+                       ) -> tuple[Target, Series]:
     skill = load_skill(settings.skill_dir)
     check_filter("--criterion", filters.criterion, {*skill.criteria, *skill.unavailable})
     # llm.criterion_models apply to live replays; a --batch replay (PresetProvider) judges
@@ -60,7 +62,8 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     routes = {} if is_offline(provider) or hasattr(provider, "presets") else build_routes(
         settings, skill, make_provider)
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
-                  min_cache_tokens=min_cache(settings, provider), routes=routes)
+                  min_cache_tokens=min_cache(settings, provider), routes=routes,
+                  journal=journal)
     ledger = await ProducedIds.from_topic(settings.kafka,
                                           settings.topics.judge_results, "result_id", "job_id")
     topics = settings.topics
@@ -73,9 +76,9 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     return target, ledger.series
 
 
-async def debrief_target(settings: Settings, provider: Any,
-                         metrics: Metrics) -> tuple[Target, Series]:
-    grader = DebriefGrader(settings, provider, metrics)
+async def debrief_target(settings: Settings, provider: Any, metrics: Metrics,
+                         journal: Journal | None = None) -> tuple[Target, Series]:
+    grader = DebriefGrader(settings, provider, metrics, journal=journal)
     topics = settings.topics
     produced = await ProducedIds.from_topic(settings.kafka,
                                             topics.case_evaluations, "evaluation_id",

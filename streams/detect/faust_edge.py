@@ -119,7 +119,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                               msg.offset, type(exc).__name__)
                     log.debug("detect failure traceback", exc_info=True)
                     await _dead_letter(dlq, msg, "internal_error",
-                                       f"{type(exc).__name__}: {exc}")
+                                       type(exc).__name__)
                     metrics.dead_letters.labels("detect", "internal_error").inc()
             await flush(batch)
 

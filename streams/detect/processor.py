@@ -13,8 +13,8 @@ from typing import Any, Literal, cast
 import orjson
 from pydantic import ValidationError
 
-from schemas.chart_review import AgentAnswer, cell_key
-from schemas.errors import describe
+from schemas.chart_review import MAX_JSON_DEPTH, AgentAnswer, cell_key
+from schemas.errors import describe_record
 from schemas.skill import Skill
 from streams import limits
 from streams.detect.decide import Decision, decide
@@ -30,7 +30,7 @@ from streams.detect.state import (
     settle_due,
 )
 from streams.errors import BadRecord
-from streams.json_depth import depth_reason, too_deep
+from streams.json_depth import depth_reason, nesting, too_deep
 
 log = logging.getLogger(__name__)
 
@@ -78,7 +78,9 @@ def parse_answer(raw: bytes | None) -> PlainAnswer:
     try:
         return PlainAnswer.from_model(AgentAnswer.model_validate(data))
     except ValidationError as exc:
-        raise BadRecord("schema_error", f"AgentAnswer invalid: {describe(exc)}") from None
+        deepest, _ = nesting(raw)  # our own bound: say so (the error types alone do not)
+        reason = depth_reason(deepest) if deepest > MAX_JSON_DEPTH else describe_record(exc)
+        raise BadRecord("schema_error", f"AgentAnswer invalid: {reason}") from None
 
 
 class DetectProcessor:

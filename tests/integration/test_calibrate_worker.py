@@ -1,6 +1,8 @@
 """`judgeflow worker calibrate` on the real embedded broker: the published figures equal the
-hand calculation of tests/unit/agents/calibrate/scenario.py; a restart publishes nothing new
-and dead-letters nothing twice; a new adjudication republishes the group it changes."""
+hand calculation of tests/unit/agents/calibrate/scenario.py; an adjudication of a task no
+decided cell names is dead-lettered (``unknown_task``, also when it was read before the
+outcomes); a restart publishes nothing new and dead-letters nothing twice; a new
+adjudication republishes the group it changes."""
 
 from __future__ import annotations
 
@@ -29,7 +31,10 @@ async def load_scenario(bootstrap: str, settings: Settings, bad: bytes | None = 
     await ensure_topics(settings)
     await produce(bootstrap, t.judge_results, _keyed(sc.results()))
     adjs = _keyed(sc.adjudications())
-    await produce(bootstrap, t.adjudications, adjs + ([(b"T|x|f", bad)] if bad else []))
+    stray = sc.adjudication("c2", "no", "agent_b_error", "agent_a", minute=30).model_copy(
+        update={"task_id": "no-such-task"})
+    await produce(bootstrap, t.adjudications,
+                  adjs + ([(b"T|x|f", bad), *_keyed([stray])] if bad else []))
     await produce(bootstrap, t.cell_outcomes, _keyed(sc.outcomes()))
 
 
@@ -46,7 +51,8 @@ def _has_both(records: list[Any]) -> bool:
 
 async def test_worker_publishes_the_hand_calculated_figures(bootstrap: str,
                                                             tmp_path: Path) -> None:
-    settings = make_settings(bootstrap)
+    # the scenario's criterion "f" is in no skill: without one, criteria are not checked
+    settings = make_settings(bootstrap, skill_dir=tmp_path / "no-skill")
     topic, dlq = settings.topics.calibration, settings.topics.dlq(settings.topics.adjudications)
     await load_scenario(bootstrap, settings, bad=b'{"task_id": "T"}')
     with worker("calibrate", settings, tmp_path, tag="-1") as proc:
@@ -64,9 +70,9 @@ async def test_worker_publishes_the_hand_calculated_figures(bootstrap: str,
     assert v1["agent_agreement"] == {"agreed": 4, "n": 6, "rate": pytest.approx(4 / 6)}
     assert v2["classification_kappa"] == pytest.approx(1.0)
     assert [r.key for r in first] and all(r.key.decode().startswith("T|f|v") for r in first)
-    letters = await collect(bootstrap, dlq, until=1, timeout=10, quiet=0.5)
-    assert [DeadLetterHeaders.from_kafka(r.headers).error_type for r in letters] == [
-        "schema_error"]
+    letters = await collect(bootstrap, dlq, until=2, timeout=10, quiet=0.5)
+    assert sorted(DeadLetterHeaders.from_kafka(r.headers).error_type for r in letters) == [
+        "schema_error", "unknown_task"]
 
     # restart: same figures, same ids -> nothing new; the bad adjudication is not re-sent
     more = sc.adjudication("c2", "no", "agent_b_error", "agent_a", minute=40)
@@ -75,7 +81,7 @@ async def test_worker_publishes_the_hand_calculated_figures(bootstrap: str,
         assert "published 0" in proc.log_text(), proc.log_text()[-2000:]
         await produce(bootstrap, settings.topics.adjudications, _keyed([more]))
         after = await collect(bootstrap, topic, until=3, timeout=30, quiet=1.5)
-    assert len(await collect(bootstrap, dlq, timeout=2, quiet=0)) == 1
+    assert len(await collect(bootstrap, dlq, timeout=2, quiet=0)) == 2
     # c2's final answer is now "no": v1 (suggested "no") 3/3, v2 (suggested "yes") 1/2
     assert len(after) == 4
     assert latest(after)["v1"]["answer_accuracy"]["hits"] == 3

@@ -8,10 +8,11 @@ What the design guarantees, and so what is asserted:
 * duplicates: allowed only as records with the same id (at-least-once; consumers dedupe by
   id): each job has exactly one result id, each request one evaluation id, each decision one
   outcome id;
-* double-paid: a worker killed between an LLM response and the broker's acknowledgement of
-  its result pays that call again after the restart; a result already on the topic is never
-  paid again. So re-paid calls are bounded by the calls in flight at the kills
-  (kills x concurrency); the measured number is reported.
+* double-paid: every answer is kept in the LLM journal before it is used, so an answer that
+  was received is never paid again (tests/integration/test_paid_once.py asserts 0). What a
+  kill can still cost is a request whose answer was written by the API but never read (it
+  was in flight at the kill): re-paid calls (answered twice) are bounded by the calls in
+  flight at the kills (kills x concurrency); the measured number is reported.
 """
 
 from __future__ import annotations
@@ -135,11 +136,11 @@ def test_chaos_kills_lose_nothing(bootstrap: str, tmp_path: Path) -> None:
         finally:
             for v in victims:
                 v.proc.kill()
-        judge_paid = Counter(m.group(0) for r in jfake.message_requests()
+        judge_paid = Counter(m.group(0) for r in jfake.message_requests() if r.status == 200
                              for m in [TAG.search(json.dumps(r.body))] if m)
         # a request cut off by a kill never reached the model (the fake could not parse it)
         debrief_paid = Counter(request_in(r.body).request_id for r in bfake.message_requests()
-                               if "messages" in r.body)
+                               if "messages" in r.body and r.status == 200)
     ctx = f"seed={seed} kills={kills}\n{logs[-4000:]}"
     assert kills == {"detect": KILLS, "judge": KILLS, "debrief": KILLS}, ctx
     assert all(alive.values()), (alive, ctx)

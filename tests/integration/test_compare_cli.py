@@ -20,7 +20,7 @@ async def test_compare_prints_the_hand_calculated_figures(bootstrap: str) -> Non
 
     data = run_cli(s, "compare", "v1", "v2", "--json")
     assert data.returncode == 0, data.stderr
-    assert "1 malformed adjudication(s) ignored" in data.stderr
+    assert "2 malformed adjudication(s) (or of an unknown task) ignored" in data.stderr
     out = orjson.loads(data.stdout)
     [row] = out["criteria"]
     old, new = row["old"], row["new"]

@@ -1,7 +1,7 @@
 """The judge worker against the real embedded broker and the fake Anthropic server: every
-job yields exactly one result (ok or fallback) while bad records and jobs the model was
-unavailable for (replayable, ``llm_unavailable``) go to the DLQ and the worker keeps
-going; after a SIGKILL mid-batch and a restart, still one result per job, and
+job yields exactly one result (ok or fallback) while bad records and a job the model keeps
+refusing while it answers the others (replayable, ``llm_unavailable``) go to the DLQ and the
+worker keeps going; after a SIGKILL mid-batch and a restart, still one result per job, and
 published results are not paid for again."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ def by_scenario(body: dict[str, Any]) -> Reply:
     if "refuse-me" in text:
         return Reply.message(text="", stop_reason="refusal")
     if "overload-me" in text:
-        return Reply.error(529)
+        return Reply.error(529, retry_after=0.01)
     if "garble-me" in text:
         return Reply.message(text='{"verdict": "yes"}')
     return Reply.message(text=json.dumps(GOOD))
@@ -75,34 +75,44 @@ def scenario(tag: str, n: int = 0) -> JudgeJob:
 async def test_every_job_gets_one_result_and_the_worker_keeps_going(
         bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    settings = judge_settings(bootstrap, tmp_path)
+    # a short breaker backoff: the overloaded job fails on its own (the others are answered
+    # meanwhile) three times, then goes to the DLQ; an outage would dead-letter nothing. Alone
+    # it cannot be told from an outage, so more jobs keep arriving (and are answered) after
+    # the first ones are done: each a fresh probe ahead of the overloaded one
+    settings = judge_settings(bootstrap, tmp_path, llm={"breaker_backoff_seconds": 0.2})
     await ensure_topics(settings)
     drift = job("type_drift", answer("default", True), answer("skeptical", "yes"),
                 job_id="job-drift")
     jobs = [scenario("ok"), scenario("refuse-me"), scenario("overload-me"),
             scenario("garble-me"), drift, disagreement(patient="p404", job_id="job-nonotes"),
             scenario("ok", 2)]
+    more = [scenario("more", n) for n in range(40)]
     records = [record(jobs[0]), (b"junk", b"{not json"), *map(record, jobs[1:])]
     await produce(bootstrap, settings.topics.judge_jobs, records)
     stop = asyncio.Event()
-    with FakeAnthropic(responder=by_scenario) as fake:
+    with FakeAnthropic(responder=by_scenario, latency=0.2) as fake:
         provider = AnthropicProvider(settings.llm, base_url=fake.base_url)
         task = asyncio.create_task(serve(settings, provider, stop=stop))
         try:
-            results = values(await collect(bootstrap, settings.topics.judge_results,
-                                           until=len(jobs) - 1, timeout=60, quiet=1.0))
+            await collect(bootstrap, settings.topics.judge_results, until=len(jobs) - 1,
+                          timeout=60, quiet=0)
+            await produce(bootstrap, settings.topics.judge_jobs, [record(j) for j in more])
             dead = await collect(bootstrap, settings.topics.dlq(settings.topics.judge_jobs),
-                                 until=2, timeout=10, quiet=0.2)
+                                 until=2, timeout=60, quiet=0.2)
+            results = values(await collect(bootstrap, settings.topics.judge_results,
+                                           until=len(jobs) - 1 + len(more), timeout=60,
+                                           quiet=1.0))
         finally:
             stop.set()
             await asyncio.wait_for(task, 30)
         assert not any("p404" in json.dumps(r.body) for r in fake.message_requests())
     status = {r["job_id"]: r["status"] for r in results}
     assert Counter(r["job_id"] for r in results) == Counter(
-        j.job_id for j in jobs if j.job_id != "job-overload-me-0")
+        j.job_id for j in [*jobs, *more] if j.job_id != "job-overload-me-0")
     assert status == {"job-ok-0": "ok", "job-refuse-me-0": "fallback",
                       "job-garble-me-0": "fallback",
-                      "job-drift": "ok", "job-nonotes": "fallback", "job-ok-2": "ok"}
+                      "job-drift": "ok", "job-nonotes": "fallback", "job-ok-2": "ok",
+                      **{j.job_id: "ok" for j in more}}
     drift_result = next(r for r in results if r["job_id"] == "job-drift")
     assert drift_result["usage"]["llm_calls"] == 0
     kinds = {dict(d.headers)["error.type"]: d.value for d in dead}

@@ -1,6 +1,6 @@
 """`replay judge` survives a SIGKILL without paying for a job twice (requests counted at the
-fake), and an outage during a replay leaves no permanent fallback: the jobs are dead-lettered
-as ``llm_unavailable`` and `replay dlq` + a second replay run complete them."""
+fake), and an outage during a replay leaves no fallback and no dead letter: the replay pauses
+(circuit breaker) and completes once the model answers again."""
 
 from __future__ import annotations
 
@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from agents.providers.anthropic import AnthropicProvider
-from agents.replay.dlq import Replayer
 from agents.replay.run import Options, replay
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, values
@@ -56,33 +55,30 @@ async def test_sigkill_mid_replay_then_rerun_pays_no_job_twice(bootstrap: str,
     assert f"already published {len(published)}" in log and "resumed" in log
 
 
-async def test_outage_is_dead_lettered_then_redriven_and_completed(
+async def test_an_outage_pauses_the_replay_which_then_completes_without_dead_letters(
         bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-    s = judge_settings(bootstrap, tmp_path)
+    s = judge_settings(bootstrap, tmp_path, llm={"breaker_backoff_seconds": 0.2,
+                                                 "breaker_backoff_max_seconds": 0.5})
     await ensure_topics(s)
     jobs = [disagreement(job_id=f"job-o{i}") for i in range(4)]
     await produce(bootstrap, s.topics.judge_jobs, [record(j) for j in jobs])
-    outage = True
+    refused = []
 
     def respond(body: object) -> Reply:
-        return Reply.error(529) if outage else Reply.message(text=json.dumps(GOOD))
+        if len(refused) < 12:  # the model is down for the first dozen requests
+            refused.append(1)
+            return Reply.error(529)
+        return Reply.message(text=json.dumps(GOOD))
 
     with FakeAnthropic(responder=respond) as fake:
         fake.default_retry_after = None  # our own (short) backoff
         provider = lambda: AnthropicProvider(s.llm, base_url=fake.base_url)  # noqa: E731
-        down = await replay(s, Options("judge"), provider=provider())
-        assert down.tally is not None and (down.tally.failed, down.tally.judged) == (4, 0)
-        dlq = s.topics.dlq(s.topics.judge_jobs)
-        dead = await collect(bootstrap, dlq, until=4, timeout=10, quiet=0.2)
-        assert {dict(d.headers)["error.type"] for d in dead} == {b"llm_unavailable"}
-        assert not await collect(bootstrap, s.topics.judge_results, timeout=1, quiet=0)
-
-        outage = False
-        redriven = await Replayer(s, dlq, "llm_unavailable", dry_run=False).run()
-        assert sum(redriven.redriven.values()) == 4
-        up = await replay(s, Options("judge"), provider=provider())
-    assert up.plan.resumed and up.tally is not None and up.tally.judged == 4
+        run = await replay(s, Options("judge"), provider=provider())
+    assert run.tally is not None and (run.tally.failed, run.tally.judged) == (0, 4)
+    assert len(refused) == 12
+    dlq = s.topics.dlq(s.topics.judge_jobs)
+    assert not await collect(bootstrap, dlq, timeout=1, quiet=0)
     results = values(await collect(bootstrap, s.topics.judge_results, until=4, timeout=10,
                                    quiet=0.5))
     assert sorted(r["job_id"] for r in results) == sorted(j.job_id for j in jobs)

@@ -41,6 +41,10 @@ independently of our catalogue):
   requests (after validation, before the queue): a request that does not fit gets a 429
   ``rate_limit_error`` with the ``retry-after`` until the bucket has room, and costs
   nothing. The default tier is large enough never to bind.
+* Outages: while ``fake.outage`` holds a reply (``Reply.error(529)``, ``Reply.error(503)``,
+  ``Reply.spend_limit()``...) every Messages request that passes validation gets it instead
+  of an answer; ``None`` (the default) ends the outage. ``Received.status`` is the status
+  each request was answered with, so a test can count what was paid (200s).
 * The Message Batches endpoints (``/v1/messages/batches``...) are in
   :mod:`tools.fakes.fake_batches` (``fake.batches``): same validation per request.
 * Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers (the buckets
@@ -83,6 +87,9 @@ class Received:
     headers: dict[str, str]
     body: dict[str, Any]
     at: float
+    #: the HTTP status it was answered with (0 until the answer was written: a request
+    #: still waiting when its client died was never answered)
+    status: int = 0
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -109,6 +116,8 @@ class FakeAnthropic:
         self.batches = Batches(self)
         #: message id -> request fingerprint (cache diagnostics)
         self.fingerprints: dict[str, dict[str, Any]] = {}
+        #: while set, the reply to every valid Messages request (an outage); None: answer
+        self.outage: Reply | None = None
         self._lock = threading.Lock()
         self._server = ThreadingHTTPServer(("127.0.0.1", port), self._handler_class())
         self._server.daemon_threads = True
@@ -164,6 +173,9 @@ class FakeAnthropic:
             body, entry, self.state)
         if rejected is not None:
             return rejected
+        outage = self.outage
+        if outage is not None:
+            return outage
         reply = self._next(body)
         if reply.status == 200 and isinstance(reply.body, dict) and \
                 reply.body.get("type") == "message":
@@ -213,9 +225,9 @@ class FakeAnthropic:
                 self._serve(body, raw)
 
             def _serve(self, body: dict[str, Any], raw_body: bytes) -> None:
+                received = Received(self.path, dict(self.headers), body, time.time())
                 with fake._lock:
-                    fake.requests.append(Received(self.path, dict(self.headers), body,
-                                                  time.time()))
+                    fake.requests.append(received)
                 reply = fake.answer_request(self.path, dict(self.headers), body, raw_body)
                 wait = reply.delay or fake.latency
                 if wait:
@@ -240,6 +252,8 @@ class FakeAnthropic:
                         self.send_header(k, v)
                     self.end_headers()
                     self.wfile.write(data)
+                    self.wfile.flush()
+                    received.status = reply.status  # sent (an answer cut off stays 0)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (timeout test)
 

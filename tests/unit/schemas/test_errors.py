@@ -8,7 +8,7 @@ import pytest
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from schemas.chart_review import AgentAnswer
-from schemas.errors import ROOT, describe, location
+from schemas.errors import EXTRA_KEY, ROOT, describe, describe_record, location
 
 NAME = "Jane Q. Patientname"
 
@@ -27,6 +27,7 @@ class _Shapes(BaseModel):
 def invalid_fields(exc: ValidationError, root: str = ROOT) -> list[str]:
     """The distinct field paths with an error, sorted (no reasons at all)."""
     return sorted({location(e, root) for e in exc.errors(include_input=False)})
+
 
 def _answer(**change: Any) -> dict[str, Any]:
     return {"event_id": "e1", "run_id": "r1", "task_id": "t", "patient_id": "p1",
@@ -80,3 +81,25 @@ def test_formats() -> None:
     assert describe(root, reason="type") == "<root>: model_type"
     assert describe(root, reason="type", root="") == ": model_type"
     assert location(root.errors()[0], root="-") == "-"
+
+
+# -- the dead-letter wording: type and path, never values or the sender's key names --------
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    name: str
+    kind: Literal["a", "b"]
+
+
+@pytest.mark.parametrize(("data", "expected"), [
+    ({"name": "x", "kind": "a", "P001-Jane-Doe": 1}, f"{EXTRA_KEY}: extra_forbidden"),
+    ({"name": 5, "kind": "a"}, "name: string_type"),
+    ({"name": "x", "kind": "secret-tag"}, "kind: literal_error"),
+    ({"kind": "a"}, "name: missing"),
+])
+def test_describe_record_names_type_and_path_only(data: dict[str, Any], expected: str) -> None:
+    with pytest.raises(ValidationError) as caught:
+        _Strict.model_validate(data)
+    text = describe_record(caught.value)
+    assert text == expected
+    assert "Jane" not in text and "secret" not in text

@@ -18,6 +18,7 @@ import orjson
 from pydantic import ValidationError
 
 from schemas.chart_review import AgentAnswer, CellOutcome, JudgeJob, SourceRef, cell_key
+from schemas.errors import describe_record
 from schemas.skill import Skill
 from schemas.ids import derive_id
 from streams.detect.decide import Decision, decide
@@ -193,10 +194,8 @@ def parse_answer(raw: bytes | None) -> AgentAnswer:
     try:
         return AgentAnswer.model_validate(data)
     except ValidationError as exc:
-        # Field locations and messages only: never echo the input values (may be PHI).
-        problems = "; ".join(f"{'.'.join(map(str, e['loc'])) or '<root>'}: {e['msg']}"
-                             for e in exc.errors(include_input=False))
-        raise BadRecord("schema_error", f"AgentAnswer invalid: {problems}") from None
+        # the dead-letter wording (types and paths only) is the one of schemas.errors
+        raise BadRecord("schema_error", f"AgentAnswer invalid: {describe_record(exc)}") from None
 
 
 def _iso(now: float) -> datetime:

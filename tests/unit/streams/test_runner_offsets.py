@@ -90,6 +90,7 @@ async def test_a_revoked_partition_waits_for_its_records_then_commits_and_is_for
 
     task = asyncio.create_task(finish_record_3())
     w._tasks.add(task)
+    w._task_tp[task] = revoked
     revoking = asyncio.create_task(w.on_revoked([revoked]))
     await asyncio.sleep(0)  # let on_revoked start waiting on the in-flight record
     assert not revoking.done() and consumer.commits == []

@@ -65,21 +65,27 @@ async def test_error_kinds(fake: FakeAnthropic, reply: Reply, kind: str,
     assert (err.value.kind, err.value.retryable) == (kind, retryable)
 
 
-async def test_a_spend_limit_stops_every_later_call_without_a_request(
+async def test_a_spend_limit_halts_without_retries_until_an_answer_clears_it(
         fake: FakeAnthropic, caplog: pytest.LogCaptureFixture) -> None:
+    """No retry storm: each call is one request; the worker's breaker (not the provider)
+    stops new work, and its probe's answer resumes everything (gauge back to 0)."""
     metrics = Metrics.create()
     p = provider(fake)
     await check_provider(p, p.settings, metrics)
-    fake.enqueue(Reply.spend_limit())
-    for _ in range(3):
+    fake.enqueue(Reply.spend_limit(), Reply.spend_limit())
+    for _ in range(2):
         with pytest.raises(LLMError) as err:
             await p.complete(REQUEST)
         assert err.value.kind == "spend_limit" and not err.value.retryable
-    assert len(fake.message_requests()) == 1  # no retry storm, no more calls
+    assert len(fake.message_requests()) == 2  # one request per call, never retried
     assert sum(r.levelno == logging.ERROR and r.name == "agents.providers.anthropic"
-               for r in caplog.records) == 1
-    scraped = generate_latest(metrics.registry).decode()
-    assert 'judgeflow_llm_halted{provider="anthropic",reason="spend_limit"} 1.0' in scraped
+               for r in caplog.records) == 1  # logged once per halt
+    halted = 'judgeflow_llm_halted{provider="anthropic",reason="spend_limit"}'
+    assert f"{halted} 1.0" in generate_latest(metrics.registry).decode()
+    assert p.halted is not None
+    await p.complete(REQUEST)  # the limit was raised: the probe is answered
+    assert p.halted is None
+    assert f"{halted} 0.0" in generate_latest(metrics.registry).decode()
 
 
 async def test_thinking_blocks_are_kept_verbatim(fake: FakeAnthropic) -> None:

@@ -1,0 +1,158 @@
+"""Never pay twice: a SIGKILL while answers are paid but their results not yet published
+re-pays nothing, for the live judge, the live debrief worker and ``replay judge``.
+
+Deterministic: every input needs a second call (the first answer is unusable: a judge
+answer that fails validation, a debrief reply without the tool call), and the fake holds
+every second call unanswered. The first call's answer was journaled (and acknowledged)
+before the second one is sent, so once the fake has seen every input's second call the
+worker is killed with all first answers paid and no result published. After the restart
+(the fake answering normally) every input gets its result and no first call is paid again;
+the held second calls were never answered, so nothing was paid for them (the honest
+"in flight at the kill" figure is the number of those, reported).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from agents.debrief.sampledata import REQUESTS_FILE
+from agents.settings import Settings
+from streams.topics import ensure_topics
+from tests.helpers import WorkerProcess, collect, produce, values
+from tests.helpers import test_settings as make_settings
+from tests.integration.test_judge_worker import GOOD, judge_settings, record
+from tests.integration.test_llm_outage import job_tag, request_tag, tagged_job
+from tests.unit.agents.debrief.support import attending
+from tools.fakes.fake_anthropic import FakeAnthropic, Reply
+
+pytestmark = pytest.mark.integration
+
+LLM = {"provider": "anthropic", "model": "claude-sonnet-5-5", "sdk_max_retries": 0,
+       "deadline_seconds": 60.0, "backoff_base_seconds": 0.05, "requests_per_minute": 6000,
+       "concurrency": 4, "max_attempts": 2}
+
+
+class HoldSecondCalls:
+    """First calls get ``first``; second calls wait (unanswered) until ``release`` is set,
+    then get ``second``."""
+
+    def __init__(self, first: Callable[[dict[str, Any]], Reply],
+                 second: Callable[[dict[str, Any]], Reply]) -> None:
+        self.first, self.second = first, second
+        self.release = threading.Event()
+        self.held = 0
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        if len(body.get("messages", [])) == 1:
+            return self.first(body)
+        if not self.release.is_set():
+            with self._lock:
+                self.held += 1
+            return Reply(status=503, body={"type": "error", "error": {
+                "type": "api_error", "message": "held"}}, delay=3600)
+        return self.second(body)
+
+
+def first_calls_paid(fake: FakeAnthropic, ident: Callable[[dict[str, Any]], str]) -> Counter[str]:
+    return Counter(ident(r.body) for r in fake.message_requests()
+                   if r.status == 200 and len(r.body.get("messages", [])) == 1)
+
+
+def kill_and_restart(start: Callable[[str], WorkerProcess], fake: FakeAnthropic,
+                     hold: HoldSecondCalls, inputs: int, out: tuple[str, str],
+                     done: Callable[[list[Any]], bool]) -> tuple[list[Any], str]:
+    proc = start("1")
+    try:
+        deadline = time.monotonic() + 90
+        while hold.held < min(inputs, LLM["concurrency"]) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert hold.held >= min(inputs, LLM["concurrency"]), proc.log_text()[-3000:]
+    finally:
+        proc.kill()  # SIGKILL: first answers paid, second calls held, nothing published
+    hold.release.set()
+    second = start("2")
+    try:
+        got = asyncio.run(collect(out[0], out[1], timeout=120, quiet=1.0, done=done))
+        log = second.log_text()
+    finally:
+        second.kill()
+    return got, log
+
+
+def test_live_judge_killed_with_paid_answers_pays_none_again(bootstrap: str,
+                                                            tmp_path: Path) -> None:
+    s = judge_settings(bootstrap, tmp_path, llm=LLM)
+    asyncio.run(ensure_topics(s))
+    jobs = [tagged_job(i) for i in range(8)]
+    asyncio.run(produce(bootstrap, s.topics.judge_jobs, [record(j) for j in jobs]))
+    hold = HoldSecondCalls(lambda b: Reply.message(text='{"verdict": "yes"}'),
+                           lambda b: Reply.message(text=json.dumps(GOOD)))
+    with FakeAnthropic(responder=hold) as fake:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
+        results, log = kill_and_restart(
+            lambda tag: WorkerProcess("judge", s, tmp_path / f"judge-{tag}.log", env),
+            fake, hold, len(jobs), (bootstrap, s.topics.judge_results),
+            lambda rs: len({orjson.loads(r.value)["job_id"] for r in rs}) >= len(jobs))
+        paid = first_calls_paid(fake, job_tag)
+        in_flight = sum(1 for r in fake.message_requests() if r.status == 0)
+    twice = sum(n - 1 for n in paid.values())
+    print(f"kill judge: first calls paid twice {twice}, held (in flight at the kill, never "
+          f"answered) {in_flight}")
+    assert Counter(r["job_id"] for r in values(results)) == Counter(j.job_id for j in jobs)
+    assert set(paid) == {f"job-tag-{i:02d}" for i in range(len(jobs))}
+    assert twice == 0, log[-3000:]
+
+
+def test_live_debrief_killed_with_paid_answers_pays_none_again(bootstrap: str,
+                                                              tmp_path: Path) -> None:
+    s: Settings = make_settings(bootstrap, llm=LLM)
+    asyncio.run(ensure_topics(s))
+    lines = REQUESTS_FILE.read_bytes().splitlines()
+    requests = [(orjson.loads(r)["request_id"].encode(), r) for r in lines]
+    asyncio.run(produce(bootstrap, s.topics.debrief_requests, requests))
+    hold = HoldSecondCalls(lambda b: Reply.message(text="An evaluation in prose."),
+                           attending)
+    with FakeAnthropic(responder=hold) as fake:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
+        evaluations, log = kill_and_restart(
+            lambda tag: WorkerProcess("debrief", s, tmp_path / f"debrief-{tag}.log", env),
+            fake, hold, len(requests), (bootstrap, s.topics.case_evaluations),
+            lambda rs: len({r.key for r in rs}) >= len(requests))
+        paid = first_calls_paid(fake, request_tag)
+    twice = sum(n - 1 for n in paid.values())
+    print(f"kill debrief: first calls paid twice {twice}")
+    assert {e["request_id"] for e in values(evaluations)} == {k.decode() for k, _ in requests}
+    assert twice == 0, log[-3000:]
+
+
+def test_replay_judge_killed_with_paid_answers_pays_none_again(bootstrap: str,
+                                                              tmp_path: Path) -> None:
+    s = judge_settings(bootstrap, tmp_path, llm=LLM)
+    asyncio.run(ensure_topics(s))
+    jobs = [tagged_job(i) for i in range(8)]
+    asyncio.run(produce(bootstrap, s.topics.judge_jobs, [record(j) for j in jobs]))
+    hold = HoldSecondCalls(lambda b: Reply.message(text='{"verdict": "yes"}'),
+                           lambda b: Reply.message(text=json.dumps(GOOD)))
+    with FakeAnthropic(responder=hold) as fake:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
+        results, log = kill_and_restart(
+            lambda tag: WorkerProcess("replay", s, tmp_path / f"replay-{tag}.log", env,
+                                      ("cli.main", "replay", "judge")),
+            fake, hold, len(jobs), (bootstrap, s.topics.judge_results),
+            lambda rs: len({orjson.loads(r.value)["job_id"] for r in rs}) >= len(jobs))
+        paid = first_calls_paid(fake, job_tag)
+    twice = sum(n - 1 for n in paid.values())
+    print(f"kill replay judge: first calls paid twice {twice}")
+    assert Counter(r["job_id"] for r in values(results)) == Counter(j.job_id for j in jobs)
+    assert twice == 0, log[-3000:]
