@@ -17,7 +17,8 @@ from streams.settings import Settings
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("kafka", help="Kafka access: check the principal's ACLs, list the "
                        "ACLs each role needs", description="Least-privilege helpers. Roles: "
-                       + ", ".join(ROLES) + " (reader: tail, compare, the dashboard).")
+                       + ", ".join(ROLES) + " (reader: tail, compare, a read-only dashboard; "
+                       "reviewer: the dashboard that saves reviewers' decisions).")
     ksub = p.add_subparsers(dest="kafka_command", metavar="SUBCOMMAND", required=True)
     c = ksub.add_parser("check", help="what the configured principal can and cannot do on "
                         "the topics and groups a role needs",

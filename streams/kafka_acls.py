@@ -22,7 +22,7 @@ Resource = Literal["topic", "group"]
 #: Kafka ACL operation names, with the bit each has in a broker's "authorized operations".
 OPERATION_BITS = {"Read": 3, "Write": 4, "Create": 5, "Describe": 8}
 #: The roles, each a principal: the four workers and the read-only CLI/dashboard user.
-ROLES = ("detect", "judge", "debrief", "calibrate", "reader")
+ROLES = ("detect", "judge", "debrief", "calibrate", "reader", "reviewer")
 
 
 @dataclass(frozen=True)
@@ -69,21 +69,28 @@ def role_acls(role: str, settings: Settings) -> list[Acl]:
                 + _reads([t.judge_results], "ledger: results already published")
                 + _writes([t.judge_results], "output")
                 + _writes([t.dlq(t.judge_jobs)], "dead letters")
+                + _reads([t.cell_outcomes, t.adjudications], "gate answers")
+                + _reads([t.llm_journal], "paid answers kept for reuse")
+                + _writes([t.llm_journal], "paid answers kept for reuse")
                 + [Acl("group", g.judge, "Read", "consumer group")])
     elif role == "debrief":
         acls = (_reads([t.debrief_requests], "input")
                 + _reads([t.case_evaluations], "ledger: evaluations already published")
                 + _writes([t.case_evaluations], "output")
                 + _writes([t.dlq(t.debrief_requests)], "dead letters")
+                + _reads([t.llm_journal], "paid answers kept for reuse")
+                + _writes([t.llm_journal], "paid answers kept for reuse")
                 + [Acl("group", g.debrief, "Read", "consumer group")])
     elif role == "calibrate":  # reads whole topics without a group
         acls = (_reads([t.judge_results, t.adjudications, t.cell_outcomes], "input")
                 + _reads([t.calibration, t.dlq(t.adjudications)], "already published")
                 + _writes([t.calibration], "output")
                 + _writes([t.dlq(t.adjudications)], "dead letters"))
-    elif role == "reader":  # tail, compare, the dashboard: group-less, read-only
+    elif role in ("reader", "reviewer"):  # tail, compare, the dashboard: group-less
         acls = _reads([t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations,
                        t.calibration, t.adjudications], "read by the CLI and the dashboard")
+        if role == "reviewer":  # the review page that saves reviewers' decisions
+            acls += _writes([t.adjudications], "reviewers' decisions (the review page)")
     else:
         raise ValueError(f"unknown role {role!r}; one of {', '.join(ROLES)}")
     unique: dict[tuple[str, str, str], Acl] = {}
