@@ -34,7 +34,7 @@ from streams.logsafety import UNSAFE_ENV
 from streams.topics import ensure_topics
 from tests.helpers import WorkerProcess, collect, produce
 from tests.integration.test_judge_worker import GOOD, judge_settings
-from tests.unit.agents.debrief.support import attending
+from tests.unit.agents.debrief.support import attending, is_debrief
 from tests.unit.agents.judge.fixtures import PATIENT, TASK, answer, disagreement
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
@@ -126,7 +126,7 @@ def poison(valid: bytes) -> list[tuple[bytes, bytes]]:
 
 
 def responder(body: dict[str, Any]) -> Reply:
-    if any(t.get("name") == "render_case_evaluation" for t in body.get("tools", [])):
+    if is_debrief(body):  # the tool or the structured-outputs path
         return attending(body)
     return Reply.message(text=json.dumps(GOOD))
 
