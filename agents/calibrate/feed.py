@@ -3,7 +3,9 @@
 A malformed adjudication is a :class:`BadRecord` (it goes to the adjudications DLQ: people
 type these), and so is one naming a criterion the skill does not have (``unknown_criterion``)
 or a task no cell outcome or judge result names (``unknown_task``): it could never be
-compared with anything, and silently keeping it would hide a reviewer's typo. A malformed
+compared with anything, and silently keeping it would hide a reviewer's typo. That holds for
+what was on the topics at start; an adjudication read later (or at start, before any cell
+was decided) waits for its task's first outcome or result, up to :data:`MAX_WAITING`. A malformed
 judge result or cell outcome is skipped and counted: those topics are written by our own
 workers and have no DLQ of their own.
 """
@@ -27,6 +29,9 @@ from streams.settings import TopicSettings
 
 log = logging.getLogger(__name__)
 M = TypeVar("M", bound=BaseModel)
+#: Live adjudications of a task not seen yet, kept until its first outcome or result (a
+#: reviewer's decision may be read before the cell it decides); beyond this, dead-lettered.
+MAX_WAITING = 10_000
 
 
 def decode(model: type[M], value: bytes | None) -> M:
@@ -72,23 +77,39 @@ class Feeder:
         self.criteria = criteria
         #: tasks named by a cell outcome or judge result read so far
         self.tasks: set[str] = set()
+        #: True once everything written before the start was read (the worker sets it): an
+        #: adjudication of an unseen task then waits for it instead of being refused
+        self.live = False
+        self.waiting: dict[str, list[Adjudication]] = {}
+
+    def _known(self, task_id: str) -> set[Group]:
+        """Note ``task_id`` as known; the adjudications that waited for it count now."""
+        self.tasks.add(task_id)
+        groups: set[Group] = set()
+        for a in self.waiting.pop(task_id, ()):
+            groups |= self.cal.add_adjudication(a)
+        return groups
 
     def feed(self, rec: Any) -> set[Group]:
         """Route one consumer record; raises BadRecord only for adjudications."""
         t = self.topics
         if rec.topic == t.adjudications:
             adjudication = decode(Adjudication, rec.value)
+            waiting = sum(len(v) for v in self.waiting.values())
+            if (self.live and adjudication.task_id not in self.tasks
+                    and waiting < MAX_WAITING):
+                check_adjudication(adjudication, self.criteria, {adjudication.task_id})
+                self.waiting.setdefault(adjudication.task_id, []).append(adjudication)
+                return set()
             check_adjudication(adjudication, self.criteria, self.tasks)
             return self.cal.add_adjudication(adjudication)
         try:
             if rec.topic == t.judge_results:
                 result = decode(JudgeResult, rec.value)
-                self.tasks.add(result.task_id)
-                return self.cal.add_result(result)
+                return self._known(result.task_id) | self.cal.add_result(result)
             if rec.topic == t.cell_outcomes:
                 outcome = decode(CellOutcome, rec.value)
-                self.tasks.add(outcome.task_id)
-                return self.cal.add_outcome(outcome)
+                return self._known(outcome.task_id) | self.cal.add_outcome(outcome)
         except BadRecord as exc:
             self.skipped += 1
             log.warning("calibrate: skipped %s[%d]@%d: %s", rec.topic, rec.partition,

@@ -149,7 +149,12 @@ class CalibrateWorker:
                 break
             await self._poll(consumer)
         held, self.held = self.held or [], None
+        # With no decided cell at all yet (adjudications loaded before the pipeline ran),
+        # held adjudications wait for their task; otherwise one naming no decided cell's
+        # task is a typo and dead-lettered. From now on an unseen task may be on its way.
+        self.feeder.live = not self.feeder.tasks
         await self._send([d for rec in held for d in self.absorb(rec)])
+        self.feeder.live = True
         return ends
 
     async def _poll(self, consumer: AIOKafkaConsumer) -> None:
