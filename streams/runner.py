@@ -227,6 +227,9 @@ class ConcurrentWorker:
                 await asyncio.wait_for(self._sem.acquire(), 0.2)
             except TimeoutError:
                 return
+            if not self._pending:  # a revocation emptied it while we waited for the slot
+                self._sem.release()
+                return
             tp, rec = self._pending.popleft()
             if tp not in self._parts:  # revoked meanwhile: the new owner reads it again
                 self._sem.release()

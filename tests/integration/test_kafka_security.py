@@ -234,13 +234,17 @@ def judgeflow_lines(log: str) -> list[str]:
     return [ln for ln in log.splitlines() if ln.startswith("judgeflow:")]
 
 
-@pytest.mark.parametrize("index", range(5))
+#: one case per ACL the judge needs (inputs, outputs, DLQ, gate answers, journal, group)
+JUDGE_ACLS = len(role_acls("judge", Settings()))
+
+
+@pytest.mark.parametrize("index", range(JUDGE_ACLS))
 def test_removing_one_judge_acl_stops_the_worker_in_one_line(
         kafka: ApacheKafka, tmp_path: Path, index: int) -> None:
     principal, security = principal_for(kafka, "judge", "mtls", f"less{index}")
     s = role_settings(kafka, tmp_path, security)
     acls = role_acls("judge", s)
-    assert len(acls) == 5  # one case per ACL the judge needs
+    assert len(acls) == JUDGE_ACLS
     asyncio.run(ensure_topics(as_admin(s, kafka)))
     removed = acls[index]
     grant(kafka.bootstrap, principal, [a for a in acls if a != removed])
