@@ -106,35 +106,33 @@ async def connect(target: KafkaTarget) -> Broker:
     return broker
 
 
-class _Consumer(AIOKafkaConsumer):  # type: ignore[misc]
+class _Checked:
+    """Mixed into each client class: :func:`connect` runs before the client starts."""
+
+    _judgeflow_kafka: KafkaSettings
+
+    async def start(self) -> None:
+        await _checked(self, self._judgeflow_kafka)
+        await super().start()  # type: ignore[misc]
+
+
+class _Consumer(_Checked, AIOKafkaConsumer):  # type: ignore[misc]
     def __init__(self, k: KafkaSettings, *topics: str, **options: Any) -> None:
         self._judgeflow_kafka = k
         super().__init__(*topics, bootstrap_servers=k.bootstrap_servers, **aiokafka_auth(k),
                          **options)
 
-    async def start(self) -> None:
-        await _checked(self, self._judgeflow_kafka)
-        await super().start()
 
-
-class _Producer(AIOKafkaProducer):  # type: ignore[misc]
+class _Producer(_Checked, AIOKafkaProducer):  # type: ignore[misc]
     def __init__(self, k: KafkaSettings, **options: Any) -> None:
         self._judgeflow_kafka = k
         super().__init__(bootstrap_servers=k.bootstrap_servers, **aiokafka_auth(k), **options)
 
-    async def start(self) -> None:
-        await _checked(self, self._judgeflow_kafka)
-        await super().start()
 
-
-class _Admin(AIOKafkaAdminClient):  # type: ignore[misc]
+class _Admin(_Checked, AIOKafkaAdminClient):  # type: ignore[misc]
     def __init__(self, k: KafkaSettings, **options: Any) -> None:
         self._judgeflow_kafka = k
         super().__init__(bootstrap_servers=k.bootstrap_servers, **aiokafka_auth(k), **options)
-
-    async def start(self) -> None:
-        await _checked(self, self._judgeflow_kafka)
-        await super().start()
 
 
 async def _checked(client: Any, k: KafkaSettings) -> None:
