@@ -15,6 +15,8 @@ The embedded broker (noida-db) is recognised by the cluster id it answers with (
 work-arounds applied: the idle fetch backoff (:mod:`streams.fetch_backoff`, it ignores Fetch
 max-wait) and dead-member eviction (:mod:`streams.member_eviction`, it never expires a
 SIGKILLed member). They are never applied to another broker, whatever the settings say.
+One client fix applies everywhere: an empty assignment from the group leader is a rejoin
+(:mod:`streams.group_join`), not a dead consumer.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
 from streams.fetch_backoff import install_idle_fetch_backoff
+from streams.group_join import install_empty_assignment_rejoin
 from streams.kafka_access import ClusterInfo, KafkaAccessError, probe
 from streams.kafka_security import aiokafka_auth, faust_credentials
 from streams.kafka_settings import KafkaSettings
@@ -96,6 +99,7 @@ async def connect(target: KafkaTarget) -> Broker:
         return found[1]
     info = await probe(k)
     broker = Broker(info, embedded_name(k, info))
+    install_empty_assignment_rejoin()  # the protocol's meaning, on every broker
     if broker.embedded is not None:
         backoff = install_idle_fetch_backoff(k.bootstrap_servers, k.idle_fetch_backoff_ms)
         log.info("%s at %s: embedded-broker work-arounds on (idle fetch backoff %s, "
