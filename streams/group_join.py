@@ -1,4 +1,6 @@
-"""A member the group leader left out joins again instead of killing its consumer.
+"""Two fixes to aiokafka's group membership, so that a worker never ends up in no group.
+
+**A member the group leader left out joins again instead of killing its consumer.**
 
 In the Kafka group protocol a SyncGroup answer with an *empty* member assignment (zero bytes,
 not an encoded empty list) means the leader's assignment did not name this member: it was
@@ -12,8 +14,19 @@ cells undecided forever (seen on the embedded broker with two workers starting t
 :func:`install_empty_assignment_rejoin` makes such an answer a rejoin: the member joins the
 next generation, and the leader (every Faust worker's assignor gives every member its share)
 then assigns it. Applied to every broker: it is the protocol's meaning, not a work-around
-for one broker. Only :mod:`streams.kafka_clients` installs it, only on the aiokafka versions
-it was checked against.
+for one broker.
+
+**A member whose generation is stale keeps its member id** (what Kafka's Java client does
+since KAFKA-13419): aiokafka drops the id on ILLEGAL_GENERATION as on UNKNOWN_MEMBER_ID and
+joins as a new member, so the group holds the old id too until the broker expires it. Real
+Kafka does after ``session.timeout.ms`` (the rebalance waits for it meanwhile); the embedded
+broker never does, and a group whose old leader id was such a ghost waited for that leader's
+SyncGroup forever (seen: two detect workers starting together, the group stuck in
+CompletingRebalance with three members for two processes). Now the first reset keeps the id;
+if the broker does not know it (UNKNOWN_MEMBER_ID on the next JoinGroup), the second reset
+drops it as before.
+
+Only :mod:`streams.kafka_clients` installs them, only on the aiokafka versions checked.
 """
 
 from __future__ import annotations
@@ -28,6 +41,8 @@ log = logging.getLogger(__name__)
 
 CHECKED_AIOKAFKA = ("0.14.0",)
 _original: Any = None
+_original_reset: Any = None
+_original_joined: Any = None
 
 
 def is_left_out(member_assignment: bytes | None) -> bool:
@@ -57,4 +72,25 @@ def install_empty_assignment_rejoin() -> bool:
         return None  # perform_group_join returns None: aiokafka backs off and rejoins
 
     rebalance._send_sync_group_request = _send_sync_group_request
+    _keep_member_id_once(_coordinator.GroupCoordinator)
     return True
+
+
+def _keep_member_id_once(coordinator: Any) -> None:
+    global _original_reset, _original_joined
+    _original_reset = coordinator.reset_generation
+    _original_joined = coordinator._on_join_complete
+
+    def reset_generation(self: Any) -> None:
+        member = self.member_id
+        _original_reset(self)  # generation and member id reset, rejoin requested
+        if member != self.member_id and getattr(self, "_judgeflow_kept", None) != member:
+            self.member_id = member  # rejoin as the same member once
+            self._judgeflow_kept = member
+
+    async def _on_join_complete(self: Any, *args: Any, **kwargs: Any) -> Any:
+        self._judgeflow_kept = None  # joined: a later reset may keep the id again
+        return await _original_joined(self, *args, **kwargs)
+
+    coordinator.reset_generation = reset_generation
+    coordinator._on_join_complete = _on_join_complete
