@@ -111,7 +111,9 @@ class Skill(Frozen):
         if field_id in self.unavailable:
             return (f"criterion {field_id!r} of skill {self.name!r} is unavailable: "
                     f"{self.unavailable[field_id]}")
-        return f"field_id {field_id!r} is not a criterion of skill {self.name!r}"
+        # An unknown id is the sender's text, so it is not repeated (dead-letter headers
+        # never carry values); a known but unavailable one names our own criterion.
+        return f"the answer's field_id is not a criterion of skill {self.name!r}"
 
 
 def safe_child(base: Path, *ids: str, suffix: str = "") -> Path:

@@ -162,6 +162,7 @@ def test_answers_of_a_broken_criterion_name_the_reason(tmp_path: Path) -> None:
     assert "c" in skill.unavailable
     assert "enum" in skill.unavailable_reason("c")
     assert "not a criterion" in skill.unavailable_reason("other")
+    assert "other" not in skill.unavailable_reason("other")  # the sender's text, not echoed
 
 
 @pytest.mark.parametrize("layout", ["missing", "empty", "no_files", "all_broken"])

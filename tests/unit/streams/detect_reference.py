@@ -212,7 +212,7 @@ class DetectProcessor:
         answer = parse_answer(value)
         if self.skill.criterion(answer.field_id) is None:
             raise BadRecord("unknown_criterion",
-                            f"field_id {answer.field_id!r} is not a criterion of skill "
+                            f"the answer's field_id is not a criterion of skill "
                             f"{self.skill.name!r}")
         return answer
 
