@@ -22,9 +22,9 @@ joins as a new member, so the group holds the old id too until the broker expire
 Kafka does after ``session.timeout.ms`` (the rebalance waits for it meanwhile); the embedded
 broker never does, and a group whose old leader id was such a ghost waited for that leader's
 SyncGroup forever (seen: two detect workers starting together, the group stuck in
-CompletingRebalance with three members for two processes). Now the first reset keeps the id;
-if the broker does not know it (UNKNOWN_MEMBER_ID on the next JoinGroup), the second reset
-drops it as before.
+CompletingRebalance with three members for two processes: the embedded broker answered an
+offset commit during the rebalance with ILLEGAL_GENERATION). Now a reset keeps the id until
+a JoinGroup sent with it is refused (UNKNOWN_MEMBER_ID), whose reset drops it as before.
 
 Only :mod:`streams.kafka_clients` installs them, only on the aiokafka versions checked.
 """
@@ -42,7 +42,7 @@ log = logging.getLogger(__name__)
 CHECKED_AIOKAFKA = ("0.14.0",)
 _original: Any = None
 _original_reset: Any = None
-_original_joined: Any = None
+_original_join: Any = None
 
 
 def is_left_out(member_assignment: bytes | None) -> bool:
@@ -72,25 +72,31 @@ def install_empty_assignment_rejoin() -> bool:
         return None  # perform_group_join returns None: aiokafka backs off and rejoins
 
     rebalance._send_sync_group_request = _send_sync_group_request
-    _keep_member_id_once(_coordinator.GroupCoordinator)
+    _keep_member_id(_coordinator.GroupCoordinator, rebalance)
     return True
 
 
-def _keep_member_id_once(coordinator: Any) -> None:
-    global _original_reset, _original_joined
+def _keep_member_id(coordinator: Any, rebalance: Any) -> None:
+    """Resets keep the member id until a JoinGroup sent with it is refused: aiokafka resets
+    once per failed partition of an offset commit, so "the second reset" cannot be it."""
+    global _original_reset, _original_join
     _original_reset = coordinator.reset_generation
-    _original_joined = coordinator._on_join_complete
+    _original_join = rebalance.perform_group_join
 
     def reset_generation(self: Any) -> None:
         member = self.member_id
         _original_reset(self)  # generation and member id reset, rejoin requested
-        if member != self.member_id and getattr(self, "_judgeflow_kept", None) != member:
-            self.member_id = member  # rejoin as the same member once
-            self._judgeflow_kept = member
+        if member and member != self.member_id and getattr(self, "_judgeflow_tried", None
+                                                            ) != member:
+            self.member_id = member  # rejoin as the same member
 
-    async def _on_join_complete(self: Any, *args: Any, **kwargs: Any) -> Any:
-        self._judgeflow_kept = None  # joined: a later reset may keep the id again
-        return await _original_joined(self, *args, **kwargs)
+    async def perform_group_join(self: Any) -> Any:
+        coordinator = self._coordinator
+        coordinator._judgeflow_tried = coordinator.member_id
+        joined = await _original_join(self)
+        if joined is not None:
+            coordinator._judgeflow_tried = None  # in the group: later resets keep the id
+        return joined
 
     coordinator.reset_generation = reset_generation
-    coordinator._on_join_complete = _on_join_complete
+    rebalance.perform_group_join = perform_group_join

@@ -32,6 +32,9 @@ FLOORS: dict[str, int] = {
     **dict.fromkeys(("aiokafka", "kafka", "anthropic", "httpx", "httpx2", "httpcore", "hpack",
                      "h2", "urllib3", "aiohttp", "aiohttp_cors", "yarl"), logging.WARNING),
     **dict.fromkeys(("faust", "mode", "venusian", "croniter"), logging.INFO),
+    # Group membership (joins, generations, member ids, assigned partitions): no record
+    # contents at INFO, and what an operator needs when a rebalance goes wrong.
+    "aiokafka.consumer.group_coordinator": logging.INFO,
 }
 PHI_LOGGERS = tuple(name for name, floor in FLOORS.items() if floor >= logging.WARNING)
 WITHHELD = "(message withheld: it may quote patient data; see streams.logsafety)"
@@ -40,11 +43,11 @@ log = logging.getLogger(__name__)
 
 
 def floor_of(name: str) -> int | None:
-    """The floor of logger ``name`` (a listed family or a child of one), None if unlisted."""
-    for family, floor in FLOORS.items():
-        if name == family or name.startswith(family + "."):
-            return floor
-    return None
+    """The floor of logger ``name`` (the most specific listed family it belongs to), None if
+    unlisted."""
+    found = [(len(family), floor) for family, floor in FLOORS.items()
+             if name == family or name.startswith(family + ".")]
+    return max(found)[1] if found else None
 
 
 def is_phi_logger(name: str) -> bool:

@@ -122,6 +122,9 @@ def test_two_workers_share_the_partitions(bootstrap: str, tmp_path: Path) -> Non
     s = test_settings(bootstrap, kafka={"partitions": 4})
     asyncio.run(ensure_topics(s))
     with worker("detect", s, tmp_path, tag="-a") as a, worker("detect", s, tmp_path, tag="-b") as b:
+        # Both in the group before the first record: a rebalance mid-stream redelivers what
+        # was not committed yet (at-least-once, same ids: the SIGKILL test covers that).
+        wait_shared((a, b), {0, 1, 2, 3}, timeout=120)
         asyncio.run(produce(bootstrap, s.topics.agent_answers, sample.answers))
         outcomes = values(asyncio.run(wait_all_decided(s, sample, timeout=300)))
         jobs = values(asyncio.run(collect(bootstrap, s.topics.judge_jobs, timeout=10, quiet=1)))
@@ -131,6 +134,19 @@ def test_two_workers_share_the_partitions(bootstrap: str, tmp_path: Path) -> Non
     assert len({j["job_id"] for j in jobs}) == len(jobs)
     # each process owned a share of the partitions, and every partition had one owner
     assert all(mine) and not (mine[0] & mine[1]) and mine[0] | mine[1] == {0, 1, 2, 3}
+
+
+def wait_shared(workers: tuple[Any, ...], partitions: set[int], timeout: float) -> None:
+    """Until each worker's last assignment is its own non-empty share of ``partitions``."""
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        shares = [active_partitions(w.log_text()) for w in workers]
+        if (all(shares) and sum(map(len, shares)) == len(partitions)
+                and set().union(*shares) == partitions):
+            return
+        assert all(w.alive for w in workers), workers[0].log_text()[-2000:]
+        time.sleep(0.1)
+    raise AssertionError(f"no stable shared assignment within {timeout} s: {shares}")
 
 
 def active_partitions(log: str) -> set[int]:

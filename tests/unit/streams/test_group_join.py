@@ -46,6 +46,7 @@ def test_patched_sync_rejoins_only_when_left_out(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(group_join, "_original", None)
     monkeypatch.setattr(group_join._coordinator, "GroupCoordinator",
                         type("Coordinator", (FakeGroupCoordinator,), {}))
+    monkeypatch.setattr(cls, "perform_group_join", cls.perform_group_join)
     assert group_join.install_empty_assignment_rejoin()
     fake = type("Rebalance", (), {})()
     fake.group_id, fake._coordinator = "g", FakeCoordinator()
@@ -71,38 +72,49 @@ class FakeGroupCoordinator:
         self.generation, self.member_id = -1, ""
         self.rejoins += 1
 
-    async def _on_join_complete(self, *args: Any) -> str:
-        return "joined"
+
+class FakeRebalance:
+    """perform_group_join: the broker's answer to a JoinGroup sent with the current id."""
+
+    def __init__(self, coordinator: FakeGroupCoordinator, known: bool) -> None:
+        self._coordinator, self.known = coordinator, known
+
+    async def perform_group_join(self) -> Any:
+        if not self.known:  # UNKNOWN_MEMBER_ID: aiokafka resets and returns None
+            self._coordinator.reset_generation()
+            return None
+        return ("faust", b"assignment")
 
 
-def installed_on(monkeypatch: pytest.MonkeyPatch) -> type[FakeGroupCoordinator]:
-    cls = type("Coordinator", (FakeGroupCoordinator,), {})
-    monkeypatch.setattr(group_join._coordinator, "GroupCoordinator", cls)
+def installed_on(monkeypatch: pytest.MonkeyPatch
+                 ) -> tuple[type[FakeGroupCoordinator], type[FakeRebalance]]:
+    coordinator = type("Coordinator", (FakeGroupCoordinator,), {})
+    rebalance = type("Rebalance", (FakeRebalance,), {
+        "_send_sync_group_request": group_coordinator.CoordinatorGroupRebalance.
+        _send_sync_group_request})
+    monkeypatch.setattr(group_join._coordinator, "GroupCoordinator", coordinator)
+    monkeypatch.setattr(group_join._coordinator, "CoordinatorGroupRebalance", rebalance)
     monkeypatch.setattr(group_join, "_original", None)
-    monkeypatch.setattr(group_coordinator.CoordinatorGroupRebalance,
-                        "_send_sync_group_request",
-                        group_coordinator.CoordinatorGroupRebalance._send_sync_group_request)
     assert group_join.install_empty_assignment_rejoin()
-    return cls
+    return coordinator, rebalance
 
 
-def test_stale_generation_rejoins_as_the_same_member_once(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    cls = installed_on(monkeypatch)
-    c = cls("member-1")
-    c.reset_generation()  # ILLEGAL_GENERATION: keep the id (no ghost member left behind)
-    assert (c.member_id, c.generation, c.rejoins) == ("member-1", -1, 1)
-    c.reset_generation()  # the broker did not know it either: drop it as aiokafka does
-    assert (c.member_id, c.rejoins) == ("", 2)
-    c.reset_generation()  # no id to keep
-    assert c.member_id == ""
-
-
-def test_a_completed_join_lets_a_later_reset_keep_the_id_again(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    cls = installed_on(monkeypatch)
-    c = cls("member-1")
-    c.reset_generation()
-    assert asyncio.run(c._on_join_complete(6, "member-1", "faust", b"x")) == "joined"
-    c.reset_generation()
+def test_stale_generation_rejoins_as_the_same_member(monkeypatch: pytest.MonkeyPatch) -> None:
+    coordinator, rebalance = installed_on(monkeypatch)
+    c = coordinator("member-1")
+    for _ in range(4):  # one reset per failed partition of an offset commit
+        c.reset_generation()
+    assert (c.member_id, c.generation, c.rejoins) == ("member-1", -1, 4)
+    assert asyncio.run(rebalance(c, known=True).perform_group_join()) is not None
+    c.reset_generation()  # in the group again: a later reset keeps the id as well
     assert c.member_id == "member-1"
+
+
+def test_an_id_the_broker_refuses_is_dropped(monkeypatch: pytest.MonkeyPatch) -> None:
+    coordinator, rebalance = installed_on(monkeypatch)
+    c = coordinator("member-1")
+    c.reset_generation()
+    assert asyncio.run(rebalance(c, known=False).perform_group_join()) is None
+    assert c.member_id == ""  # UNKNOWN_MEMBER_ID: the next JoinGroup asks for a new id
+    c.reset_generation()
+    assert c.member_id == ""

@@ -93,6 +93,9 @@ async def test_the_unsafe_switch_lets_request_logs_through(fake: FakeAnthropic, 
 @pytest.mark.parametrize(("name", "phi"), [
     ("anthropic", True), ("anthropic._base_client", True), ("httpx", True),
     ("httpcore.http11", True), ("httpx2", True), ("agents.judge.judge", False),
-    ("anthropicx", False), ("streams.runner", False)])
+    ("anthropicx", False), ("streams.runner", False), ("aiokafka.conn", True),
+    ("aiokafka.consumer.fetcher", True),
+    # group membership lines carry no record contents: kept at INFO for operators
+    ("aiokafka.consumer.group_coordinator", False)])
 def test_which_loggers_are_guarded(name: str, phi: bool) -> None:
     assert is_phi_logger(name) is phi
