@@ -171,16 +171,22 @@ async def tidy(target: Target, s: Settings) -> str:
         if mine:
             response = await admin.delete_topics(mine)
             failed = [t for t, code, *_ in response.topic_error_codes if code != 0]
-        groups = [getattr(s.groups, n) for n in type(s.groups).model_fields]
+        ours = {getattr(s.groups, n) for n in type(s.groups).model_fields}
+        # only those the cluster shows us: a group never joined (or not ours to see) is not
+        # there to delete
+        groups = sorted(ours & {g for g, *_ in await admin.list_consumer_groups()})
         groups_left = await _delete_groups(admin, groups)
     finally:
         await admin.close()
-    done = f"deleted {len(mine) - len(failed)} topic(s) it created under {target.prefix}"
+    if not mine and not groups:
+        return f"the run created no topic or group under {target.prefix}"
+    done = (f"deleted the {len(mine) - len(failed)} topic(s) and {len(groups) - len(groups_left)}"
+            f" consumer group(s) it created under {target.prefix}")
     if failed or groups_left:
         left = [*failed, *(f"group {g}" for g in groups_left)]
         return (f"{done}; could NOT delete {', '.join(left)} (this principal may lack Delete "
                 "on them): delete them by hand")
-    return done + " and its consumer groups"
+    return done
 
 
 async def _delete_groups(admin: Any, groups: list[str]) -> list[str]:
@@ -193,6 +199,6 @@ async def _delete_groups(admin: Any, groups: list[str]) -> list[str]:
             code = response.results[0][1]
         except kafka_errors.KafkaError:
             code = -1
-        if code not in (0, kafka_errors.GroupIdNotFoundError.errno):
+        if code not in (0, kafka_errors.GroupIdNotFound.errno):
             left.append(group)
     return left
