@@ -71,8 +71,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from cli.produce import produce
+    from tools.demo.run import choose, pointed  # the listed import of dev tooling (contracts)
     from tools.demo.run import run as run_demo
-    from tools.demo.target import choose, pointed
 
     broker = choose(args.broker, settings.kafka)
     given = pointed(settings.kafka)

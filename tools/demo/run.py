@@ -25,10 +25,23 @@ from streams import kafka_clients
 from streams.kafka_settings import KafkaSettings
 from streams.topics import assign_all, ensure_topics
 from tools.demo.tally import Expect, Seen
-from tools.demo.target import Kind, Target, claim, open_target, own_broker_kafka, prefixed, tidy
+from tools.demo.target import (
+    Kind,
+    Target,
+    choose,
+    claim,
+    open_target,
+    own_broker_kafka,
+    pointed,
+    prefixed,
+    tidy,
+)
 from tools.subproc import WorkerProcess
 
 WORKERS = ("detect", "judge", "debrief", "calibrate")
+#: what cli.demo needs from the target choice, through its one listed import of tools.demo
+__all__ = ["choose", "demo_settings", "expectations", "follow", "input_batches", "pointed",
+           "run", "workers"]
 
 
 def demo_settings(settings: Settings, kafka: KafkaSettings | str, state_dir: Path,
