@@ -5,7 +5,7 @@ bootstrap:
 	@./scripts/bootstrap.sh
 
 demo: bootstrap
-	.venv/bin/judgeflow demo
+	.venv/bin/judgeflow demo $(DEMO_ARGS)
 
 # Lint first, tests last: pytest's summary line is the closing line CI reads.
 # lint-imports checks the layer contracts in pyproject.toml ([tool.importlinter]).

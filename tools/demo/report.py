@@ -55,13 +55,16 @@ def truth_match(seen: Seen) -> str:
     return f"ground truth: {ok}/{len(truth)} cells match (outcome and job kinds)"
 
 
-def report(seen: Seen, s: Settings, out: Any) -> None:
+def report(seen: Seen, s: Settings, out: Any, topic_prefix: str = "") -> None:
+    """The summary; topics are named without the run's ``topic_prefix`` (a user's cluster),
+    so that it reads the same on every broker."""
     outcomes = Counter(o["outcome"] for o in seen.outcomes.values())
     print(table("Cells by outcome", sorted(outcomes.items()), ("outcome", "cells")), file=out)
     kinds = Counter(j["kind"] for j in seen.jobs.values())
     print(table("Judge jobs by kind", sorted(kinds.items()), ("kind", "jobs")), file=out)
     print("  " + truth_match(seen), file=out)
-    dead = [(topic, etype, n) for (topic, etype), n in sorted(seen.dead.items())]
+    dead = [(topic.removeprefix(topic_prefix), etype, n)
+            for (topic, etype), n in sorted(seen.dead.items())]
     print(table("Dead letters", [tuple(map(str, d)) for d in dead] or [("-", "-", "0")],
                 ("topic", "error.type", "records")), file=out)
     results = sorted(seen.results.values(), key=lambda r: (r["kind"], r["patient_id"],

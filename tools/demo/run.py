@@ -1,7 +1,8 @@
-"""``judgeflow demo``: the whole pipeline on an embedded broker with the bundled samples.
+"""``judgeflow demo``: the whole pipeline on a Kafka cluster with the bundled samples.
 
-Starts noida-db on a free loopback port, the detect, judge and debrief workers as child
-processes (exactly as ``judgeflow worker ...`` runs them), produces the sample answers
+Starts noida-db on a free loopback port (or Apache Kafka, or uses the configured cluster
+under a fresh topic prefix: :mod:`tools.demo.target`), the detect, judge and debrief workers
+as child processes (exactly as ``judgeflow worker ...`` runs them), produces the sample answers
 (plus the malformed ones) and debrief requests, follows the output topics with progress
 lines, prints a summary and stops everything it started.
 """
@@ -11,7 +12,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
-import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -22,22 +22,40 @@ import orjson
 
 from agents.settings import Settings
 from streams import kafka_clients
+from streams.kafka_settings import KafkaSettings
 from streams.topics import assign_all, ensure_topics
-from tools.broker import EmbeddedBroker
 from tools.demo.tally import Expect, Seen
+from tools.demo.target import (
+    Kind,
+    Target,
+    choose,
+    claim,
+    open_target,
+    own_broker_kafka,
+    pointed,
+    prefixed,
+    tidy,
+)
 from tools.subproc import WorkerProcess
 
 WORKERS = ("detect", "judge", "debrief", "calibrate")
+#: what cli.demo needs from the target choice, through its one listed import of tools.demo
+__all__ = ["choose", "demo_settings", "expectations", "follow", "input_batches", "pointed",
+           "run", "workers"]
 
 
-def demo_settings(settings: Settings, bootstrap: str, state_dir: Path, settle: float,
-                  offline: bool) -> Settings:
+def demo_settings(settings: Settings, kafka: KafkaSettings | str, state_dir: Path,
+                  settle: float, offline: bool, prefix: str = "") -> Settings:
+    """The demo's settings: ``kafka`` is the cluster's settings, or the address of a broker
+    the demo started; ``prefix`` names its topics and groups on a cluster it does not own."""
     use_claude = bool(os.environ.get("ANTHROPIC_API_KEY")) and not offline
     # the client factory recognises the embedded broker and applies its work-arounds itself
-    kafka = settings.kafka.model_copy(update={"bootstrap_servers": bootstrap})
+    if isinstance(kafka, str):
+        kafka = own_broker_kafka(settings.kafka, kafka)
     llm = settings.llm.model_copy(update={"provider": "anthropic" if use_claude else "offline"})
-    return settings.model_copy(update={"kafka": kafka, "llm": llm, "settle_seconds": settle,
-                                       "state_dir": state_dir})
+    s = settings.model_copy(update={"kafka": kafka, "llm": llm, "settle_seconds": settle,
+                                    "state_dir": state_dir})
+    return prefixed(s, prefix) if prefix else s
 
 
 def input_batches(s: Settings) -> Iterator[tuple[str, Path, bool]]:
@@ -140,49 +158,82 @@ def workers(s: Settings, log_dir: Path) -> Iterator[list[WorkerProcess]]:
 
 def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
         out: Any, produce_fn: Any, hold_fn: Any = None, work_dir: Path | None = None,
-        keep_logs: bool = True) -> int:
-    from tools.demo.report import progress_line, report
-
+        keep_logs: bool = True, broker: Kind = "embedded", topic_prefix: str | None = None,
+        keep_topics: bool = False) -> int:
     work = work_dir or Path(tempfile.mkdtemp(prefix="judgeflow-demo-"))
     logs = f" (logs in {work})" if keep_logs else ""
-    print(f"judgeflow demo: starting the embedded broker{logs}", file=out, flush=True)
-    with EmbeddedBroker(data_dir=work / "broker") as broker:
-        s = demo_settings(settings, broker.bootstrap, work / "state", settle, offline)
-        print(f"  broker {broker.bootstrap}; LLM provider: {s.llm.provider}"
-              f"{' (' + s.llm.model + ')' if s.llm.provider == 'anthropic' else ''}",
+
+    def note(what: str) -> None:
+        print(f"judgeflow demo: {what}{logs}", file=out, flush=True)
+
+    with open_target(broker, settings, work, topic_prefix, note) as target:
+        s = demo_settings(settings, target.kafka, work / "state", settle, offline,
+                          prefix=target.prefix)
+        asyncio.run(claim(target, s))  # a refused login or a taken prefix: one line
+        if not target.owned:
+            note(f"running on {target.describe}")
+        try:
+            code = _pipeline(s, target, settle, timeout, out, produce_fn, hold_fn, work)
+        finally:
+            if not target.owned and not keep_topics:
+                print(f"  on {s.kafka.bootstrap_servers}: {_tidy(target, s)}", file=out,
+                      flush=True)
+            elif not target.owned:
+                print(f"  left on {s.kafka.bootstrap_servers} (--keep-topics): the topics and "
+                      f"consumer groups under {target.prefix}; delete them when done",
+                      file=out, flush=True)
+        target.failed = code != 0
+    if code == 0:
+        print(f"\njudgeflow demo: done.{f' Worker logs: {work}' if keep_logs else ''}",
               file=out, flush=True)
-        asyncio.run(ensure_topics(s))
-        expect = expectations()
-        with workers(s, work) as procs:
-            for topic, path, raw in input_batches(s):
-                sent, rejected = asyncio.run(produce_fn(s, topic, path.read_bytes().splitlines(),
-                                                         raw))
-                print(f"  produced {sent} record(s) from {path.name} to {topic}"
-                      f"{f' ({rejected} rejected)' if rejected else ''}", file=out, flush=True)
-            started = time.monotonic()
-            seen, ok = asyncio.run(follow(s, expect, timeout,
-                                          lambda se, ex, final: print(
-                                              progress_line(se, ex, final), file=out,
-                                              flush=True),
-                                          died=lambda: any(not p.alive for p in procs)))
-            dead = [p for p in procs if not p.alive]
-            reasons = [f"{p.name} worker {p.exit_reason()}" for p in dead]
-        if dead:  # the tables would only show what the dead worker never produced
-            print(f"\njudgeflow demo: stopped after {time.monotonic() - started:.0f}s: "
-                  f"{'; '.join(reasons)}. Worker logs: {work}", file=out, flush=True)
-            return 1
-        report(seen, s, out)
-        if not ok:
-            print(f"\njudgeflow demo: incomplete after {timeout:.0f}s. Worker logs: {work}",
-                  file=out, flush=True)
-            return 1
-        if hold_fn is not None:  # `--dashboard`: the page over the demo's topics until Ctrl-C
-            hold_fn(s, work)
-    # the broker's data (every record, ~4x their size) is only kept when something failed
-    shutil.rmtree(work / "broker", ignore_errors=True)
-    print(f"\njudgeflow demo: done.{f' Worker logs: {work}' if keep_logs else ''}", file=out,
-          flush=True)
-    if hold_fn is None:
-        print("  To review these results in the browser (queue, evidence, calibration): "
-              "judgeflow demo --dashboard", file=out, flush=True)
+        if hold_fn is None:
+            print("  To review these results in the browser (queue, evidence, calibration): "
+                  "judgeflow demo --dashboard", file=out, flush=True)
+    return code
+
+
+def _tidy(target: Target, s: Settings) -> str:
+    try:
+        return asyncio.run(tidy(target, s))
+    except Exception as exc:  # the cluster went away meanwhile: say what is left
+        return (f"could NOT delete the topics and groups under {target.prefix} "
+                f"({type(exc).__name__}: {exc}); delete them by hand")
+
+
+def _pipeline(s: Settings, target: Target, settle: float, timeout: float, out: Any,
+              produce_fn: Any, hold_fn: Any, work: Path) -> int:
+    """Topics, workers, the sample input, following until complete, the summary."""
+    from tools.demo.report import progress_line, report
+
+    where = f"on the {target.describe}; " if target.owned else ""
+    print(f"  {where}LLM provider: {s.llm.provider}"
+          f"{' (' + s.llm.model + ')' if s.llm.provider == 'anthropic' else ''}",
+          file=out, flush=True)
+    asyncio.run(ensure_topics(s))
+    expect = expectations()
+    with workers(s, work) as procs:
+        for topic, path, raw in input_batches(s):
+            sent, rejected = asyncio.run(produce_fn(s, topic, path.read_bytes().splitlines(),
+                                                     raw))
+            print(f"  produced {sent} record(s) from {path.name} to {topic}"
+                  f"{f' ({rejected} rejected)' if rejected else ''}", file=out, flush=True)
+        started = time.monotonic()
+        seen, ok = asyncio.run(follow(s, expect, timeout,
+                                      lambda se, ex, final: print(
+                                          progress_line(se, ex, final), file=out,
+                                          flush=True),
+                                      died=lambda: any(not p.alive for p in procs)))
+        dead = [p for p in procs if not p.alive]
+        reasons = [f"{p.name} worker {p.exit_reason()}" for p in dead]
+    if dead:  # the tables would only show what the dead worker never produced
+        print(f"\njudgeflow demo: stopped after {time.monotonic() - started:.0f}s: "
+              f"{'; '.join(reasons)}. Worker logs: {work}", file=out, flush=True)
+        return 1
+    report(seen, s, out, topic_prefix=target.prefix)
+    if not ok:
+        print(f"\njudgeflow demo: incomplete after {timeout:.0f}s. Worker logs: {work}",
+              file=out, flush=True)
+        return 1
+    if hold_fn is not None:  # `--dashboard`: the page over the demo's topics until Ctrl-C
+        hold_fn(s, work)
     return 0
