@@ -17,7 +17,7 @@ from streams.detect.processor import DetectProcessor, Emit, Source, Step
 from streams.detect.state import CellState, StepNote
 
 
-@dataclass
+@dataclass(slots=True)
 class Changed:
     state: CellState | None
     #: The input partition of the event that last changed the cell (its changelog partition).

@@ -21,7 +21,7 @@ from schemas.skill import AnswerSchema
 from streams.detect.normalize import Invalid, canonicalize, format_signature, to_json_value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)  # not frozen: built per answer per decision (never mutated)
 class Normalized:
     answer: AgentAnswer
     canonical: Any
@@ -39,7 +39,7 @@ class Normalized:
                 f"{'true' if self.low_confidence else 'false'}]")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Decision:
     outcome: OutcomeKind
     job_kind: JobKind | None
@@ -102,21 +102,16 @@ def normalize_answer(answer: AgentAnswer, schema: AnswerSchema, threshold: float
                       canonical_json)
 
 
-def decide(
-    answers: Sequence[AgentAnswer],
-    schema: AnswerSchema,
-    expected_agents: Sequence[str],
-    low_confidence_threshold: float,
-) -> Decision:
-    """Decide one cell. ``answers`` holds at most one (the current) answer per agent."""
-    if not answers:
-        raise ValueError("a cell is decided from at least one answer")
-    order = {agent: i for i, agent in enumerate(expected_agents)}
-    ranked = sorted(answers, key=lambda a: (order.get(a.agent_id, len(order)), a.agent_id))
-    norm = tuple(normalize_answer(a, schema, low_confidence_threshold) for a in ranked)
-    present = {n.answer.agent_id for n in norm}
-    missing = tuple(a for a in expected_agents if a not in present)
+#: The part of a decision that depends only on each agent's normal form (agent, canonical
+#: JSON, signature, low confidence) and the missing agents: job kinds, reasons and the
+#: sorted fingerprints. Cells repeat a few such shapes; the cell key and ids are per cell.
+_SHAPES: dict[tuple[Any, ...], tuple[tuple[JobKind, ...], tuple[str, ...], tuple[str, ...]]] = {}
+_SHAPES_MAX = 4096
+_ORDERS: dict[tuple[str, ...], dict[str, int]] = {}
 
+
+def _shape(norm: tuple[Normalized, ...], missing: tuple[str, ...]
+           ) -> tuple[tuple[JobKind, ...], tuple[str, ...], tuple[str, ...]]:
     kinds: list[JobKind] = []
     reasons: list[str] = []
     canon = [n.canonical_json for n in norm]
@@ -134,10 +129,45 @@ def decide(
         reasons.append("low confidence from " + ", ".join(low))
     if missing:
         reasons.append("settle window elapsed without " + ", ".join(missing))
+    return tuple(kinds), tuple(reasons), tuple(sorted(n.fingerprint() for n in norm))
 
+
+def _ranked(answers: Sequence[AgentAnswer], expected_agents: Sequence[str]
+            ) -> list[AgentAnswer]:
+    """Expected agents in their configured order, then any other agent by id."""
+    agents = tuple(expected_agents)
+    order = _ORDERS.get(agents)
+    if order is None:
+        if len(_ORDERS) >= 64:
+            _ORDERS.clear()
+        order = _ORDERS[agents] = {agent: i for i, agent in enumerate(agents)}
+    last = len(order)
+    return sorted(answers, key=lambda a: (order.get(a.agent_id, last), a.agent_id))
+
+
+def decide(
+    answers: Sequence[AgentAnswer],
+    schema: AnswerSchema,
+    expected_agents: Sequence[str],
+    low_confidence_threshold: float,
+) -> Decision:
+    """Decide one cell. ``answers`` holds at most one (the current) answer per agent."""
+    if not answers:
+        raise ValueError("a cell is decided from at least one answer")
+    ranked = _ranked(answers, expected_agents)
+    norm = tuple([normalize_answer(a, schema, low_confidence_threshold) for a in ranked])
+    present = {n.answer.agent_id for n in norm}
+    missing = tuple([a for a in expected_agents if a not in present])
+    shape_key = (missing, *[(n.answer.agent_id, n.canonical_json, n.signature,
+                             n.low_confidence) for n in norm])
+    shape = _SHAPES.get(shape_key)
+    if shape is None:
+        if len(_SHAPES) >= _SHAPES_MAX:
+            _SHAPES.clear()
+        shape = _SHAPES[shape_key] = _shape(norm, missing)
+    kinds, reasons, fingerprints = shape
     key = cell_key(ranked[0].task_id, ranked[0].patient_id, ranked[0].field_id)
-    fingerprints = sorted(n.fingerprint() for n in norm)
     inputs_id = derive_id(key, *fingerprints, "missing=" + ",".join(missing))
     job_kind = kinds[0] if kinds else None
     outcome: OutcomeKind = "agent_missing" if missing else (job_kind or "agreement")
-    return Decision(outcome, job_kind, tuple(kinds), tuple(reasons), norm, missing, inputs_id)
+    return Decision(outcome, job_kind, kinds, reasons, norm, missing, inputs_id)

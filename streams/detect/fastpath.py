@@ -18,18 +18,23 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from schemas.base import _SAFE_ID
-from schemas.chart_review import AgentAnswer, CellKeyed, check_json_value
+from schemas.chart_review import AgentAnswer, CellKeyed, cell_key, check_json_value
 from schemas.ids import canonical_json, derive_id
 
 _FIELDS = ("schema_version", "event_id", "run_id", "task_id", "patient_id", "field_id",
            "agent_id", "answer", "evidence", "rationale", "confidence",
            "low_confidence_reason", "emitted_at")
 _FIELD_SET = frozenset(_FIELDS)
-_REQUIRED = ("event_id", "run_id", "task_id", "patient_id", "field_id", "agent_id",
-             "emitted_at")
+_REQUIRED_SET = frozenset(("event_id", "run_id", "task_id", "patient_id", "field_id",
+                           "agent_id", "emitted_at"))
 _LABELS = frozenset(("low", "medium", "high"))
 #: ``YYYY-MM-DDTHH:MM:SS[.ffffff](Z|+HH:MM|-HH:MM)``: the spellings whose pydantic dump is known.
-_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d{1,6})?(?:Z|[+-]\d\d:\d\d)")
+_STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.(\d{1,6}))?(Z|[+-]\d\d:\d\d)")
+#: Offsets that pydantic writes as ``Z`` (any other is written as ``datetime`` formats it).
+_UTC = frozenset(("Z", "+00:00", "-00:00"))
+#: Four safe ids joined by ``|`` (not an id character, so the parts cannot run together).
+_SAFE_PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
+_SAFE_IDS = re.compile(r"\|".join([_SAFE_PART] * 4))
 #: sha256 of ``AgentAnswer.model_json_schema()`` this module mirrors (see module docstring).
 SCHEMA_SHA = "d4bff6df5520e61f957600b05061728dbc49a9f9c74d6890ad92333f18683109"
 
@@ -45,11 +50,13 @@ ENABLED = schema_sha() == SCHEMA_SHA
 class PlainAnswer(CellKeyed):
     """An accepted answer as plain data; duck-types the parts of ``AgentAnswer`` we read."""
 
-    __slots__ = ("_emitted_at", "agent_id", "answer", "confidence", "event_id", "field_id",
-                 "json", "patient_id", "run_id", "task_id")
+    __slots__ = ("_emitted_at", "_key", "agent_id", "answer", "confidence", "event_id",
+                 "field_id", "json", "patient_id", "run_id", "task_id")
 
-    def __init__(self, json: dict[str, Any], emitted_at: datetime | None) -> None:
+    def __init__(self, json: dict[str, Any], emitted_at: datetime | None,
+                 key: str | None = None) -> None:
         self.json = json
+        self._key = key
         self.event_id: str = json["event_id"]
         self.run_id: str = json["run_id"]
         self.task_id: str = json["task_id"]
@@ -66,6 +73,26 @@ class PlainAnswer(CellKeyed):
         if self._emitted_at is None:
             self._emitted_at = datetime.fromisoformat(self.json["emitted_at"])
         return self._emitted_at
+
+    @property
+    def key(self) -> str:
+        """The cell key (built once: the fast path has it from its id check)."""
+        if self._key is None:
+            self._key = cell_key(self.task_id, self.patient_id, self.field_id)
+        return self._key
+
+    # The free-text fields, for the size limits (streams/limits.py reads them by name).
+    @property
+    def rationale(self) -> str:
+        return str(self.json["rationale"])
+
+    @property
+    def low_confidence_reason(self) -> str | None:
+        return self.json["low_confidence_reason"]  # type: ignore[no-any-return]
+
+    @property
+    def evidence(self) -> list[dict[str, Any]]:
+        return self.json["evidence"]  # type: ignore[no-any-return]
 
     def model_dump(self, mode: str = "json") -> dict[str, Any]:
         return self.json
@@ -119,14 +146,16 @@ def _evidence(items: list[Any]) -> list[dict[str, Any]] | None:
 
 def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     """``data`` (a decoded JSON object) as a PlainAnswer, or None: ask the model."""
-    if not ENABLED or not data.keys() <= _FIELD_SET:
+    if not ENABLED or not _REQUIRED_SET <= data.keys() <= _FIELD_SET:
         return None
-    for name in _REQUIRED:
-        if name not in data:
-            return None
-    if not (_text_id(data["event_id"]) and _text_id(data["run_id"]) and _safe_id(
-            data["task_id"]) and _safe_id(data["patient_id"]) and _safe_id(
-            data["field_id"]) and _safe_id(data["agent_id"])):
+    task, patient, field, agent = (data["task_id"], data["patient_id"], data["field_id"],
+                                   data["agent_id"])
+    try:  # join refuses anything but strings
+        ids = "|".join((task, patient, field, agent))
+    except TypeError:
+        return None
+    if (_SAFE_IDS.fullmatch(ids) is None or ".." in ids or not _text_id(data["event_id"])
+            or not _text_id(data["run_id"])):
         return None
     version = data.get("schema_version", 1)
     evidence = data.get("evidence", [])
@@ -143,7 +172,10 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     if not ((type(confidence) is str and confidence in _LABELS)
             or (type(confidence) is float and 0.0 <= confidence <= 1.0)):
         return None
-    if type(stamp) is not str or _STAMP.fullmatch(stamp) is None:
+    if type(stamp) is not str:
+        return None
+    parts = _STAMP.fullmatch(stamp)
+    if parts is None:
         return None
     answer = data.get("answer")
     if type(answer) is list or type(answer) is dict:
@@ -156,9 +188,21 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     except ValueError:
         return None
     json = {"schema_version": version, "event_id": data["event_id"], "run_id": data["run_id"],
-            "task_id": data["task_id"], "patient_id": data["patient_id"],
-            "field_id": data["field_id"], "agent_id": data["agent_id"],
+            "task_id": task, "patient_id": patient, "field_id": field, "agent_id": agent,
             "answer": answer, "evidence": quotes, "rationale": rationale,
             "confidence": confidence, "low_confidence_reason": reason,
-            "emitted_at": iso_json(at)}
-    return PlainAnswer(json, at)
+            "emitted_at": _stamp_json(stamp, parts, at)}
+    return PlainAnswer(json, at, ids[:ids.rindex("|")])
+
+
+def _stamp_json(stamp: str, parts: re.Match[str], at: datetime) -> str:
+    """``iso_json(at)`` from the text itself when the offset is UTC (``datetime.isoformat``
+    costs more than the rest of the record's checks): the same seconds, the fraction padded
+    to microseconds and left out when zero, ``Z``. Other offsets may be normalised
+    (``+05:60`` is ``+06:00``): formatted from the datetime."""
+    frac, offset = parts.group(1, 2)
+    if offset not in _UTC:
+        return iso_json(at)
+    if frac is None or not frac.strip("0"):
+        return stamp[:19] + "Z"
+    return f"{stamp[:19]}.{frac.ljust(6, '0')}Z"

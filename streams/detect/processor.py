@@ -39,7 +39,7 @@ Source = tuple[str, int, int]
 EmitKind = Literal["job", "outcome"]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Emit:
     kind: EmitKind
     key: bytes
@@ -48,7 +48,7 @@ class Emit:
     label: str = ""
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class Step:
     """What to do after one input: store ``state`` (``None`` = delete) and send ``emits``."""
 

@@ -229,8 +229,9 @@ def core_run(settings: Settings, events: int, rounds: int = 3) -> float:
         store = CellStore({}, cfg)
         for i in range(0, n, BATCH_MAX):
             batch = Batch(proc, store.load, bounded)
+            now = 1000.0 + i  # one clock reading per batch, as the Faust edge takes it
             for off in range(i, min(i + BATCH_MAX, n)):
-                batch.answer(proc.validate(values[off]), ("answers", 0, off), 1000.0 + off)
+                batch.answer(proc.validate(values[off]), ("answers", 0, off), now)
             store.write(batch.changed)
             assert all(emit.value for emit, _ in batch.emits)
         store.rebuild_index()  # the timer's rescan: nothing to decode for cells it wrote
