@@ -5,17 +5,27 @@ broker address and credentials come from the one client factory, :mod:`streams.k
 
 from __future__ import annotations
 
+import logging
+import os
+from typing import Any
+
 import faust
 
+from streams.exit_codes import ExitCode
+from streams.group_join import membership_error
 from streams.kafka_clients import faust_app
 from streams.member_eviction import client_id
 from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+#: How often a worker checks that it is still a member of its consumer group.
+MEMBERSHIP_CHECK_SECONDS = 2.0
 
 
 def base_app(settings: Settings, app_id: str, partitions: int) -> faust.App:
     """A Faust app wired to our settings: no web server, state under ``state_dir``."""
     k = settings.kafka
-    return faust_app(
+    app = faust_app(
         k, app_id,
         store="memory://",  # tables are rebuilt from their changelog topics on start
         topic_partitions=partitions,
@@ -33,3 +43,22 @@ def base_app(settings: Settings, app_id: str, partitions: int) -> faust.App:
         producer_linger_ms=k.producer_linger_ms,
     )
 
+    @app.timer(interval=MEMBERSHIP_CHECK_SECONDS)
+    async def group_membership() -> None:
+        exit_if_membership_lost(app)
+
+    return app
+
+
+def exit_if_membership_lost(app: Any) -> None:
+    """A worker whose group membership died for good consumes nothing while it stays alive:
+    it exits non-zero with one line instead, and its supervisor starts a fresh member."""
+    thread = getattr(app.consumer, "_thread", None)  # Faust's aiokafka consumer thread
+    exc = membership_error(getattr(thread, "_consumer", None))
+    if exc is None:
+        return
+    log.critical("group %s: this worker's group membership ended for good (%s); exiting so "
+                 "that it is restarted", app.conf.id, type(exc).__name__)
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    os._exit(ExitCode.FAILURE)

@@ -37,25 +37,38 @@ class SettleGate:
     def __init__(self) -> None:
         self._resumed: dict[int, int] = {}
         self._read: dict[int, int] = {}
+        #: Counts resets: end offsets asked for before a reset must not become resume marks
+        #: after it (they may predate the assignment that the reset stands for).
+        self.epoch = 0
 
     def reset(self) -> None:
         """An assignment, a revocation or an outage: every resume mark is taken again."""
         self._resumed.clear()
         self._read.clear()
+        self.epoch += 1
 
     def unmarked(self, partitions: Iterable[int]) -> list[int]:
         return sorted({p for p in partitions if p not in self._resumed})
 
-    def resume(self, ends: Mapping[int, int], committed: Mapping[int, int]) -> None:
+    def resume(self, ends: Mapping[int, int], committed: Mapping[int, int],
+               epoch: int | None = None) -> None:
         """Resume marks for ``ends``' partitions (their end offsets now); ``committed``: the
-        group's committed offsets (everything before them is handled and stored)."""
+        group's committed offsets (everything before them is handled and stored).
+        ``epoch``: :attr:`epoch` when the end offsets were asked for; ends asked for before a
+        reset are dropped (the next timer run asks again)."""
+        if epoch is not None and epoch != self.epoch:
+            return
         for partition, end in ends.items():
             self._resumed.setdefault(partition, end)
             self.read_to(partition, committed.get(partition, 0))
 
-    def read(self, partition: int, offset: int) -> None:
-        """The stream handled the record at ``offset`` (whatever its fate: DLQ included)."""
+    def read(self, partition: int, offset: int) -> int:
+        """The stream handled the record at ``offset`` (whatever its fate: DLQ included).
+        Returns how many offsets were skipped since the last record read on the partition
+        (0 when contiguous, or when nothing was known yet): the edge logs skips at DEBUG."""
+        known = self._read.get(partition)
         self.read_to(partition, offset + 1)
+        return offset - known if known is not None and offset > known else 0
 
     def read_to(self, partition: int, position: int) -> None:
         if position > self._read.get(partition, 0):
