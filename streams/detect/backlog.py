@@ -37,6 +37,12 @@ class SettleGate:
     def __init__(self) -> None:
         self._resumed: dict[int, int] = {}
         self._read: dict[int, int] = {}
+        #: partition -> (first missing offset, the offset read after the gap): offsets the
+        #: stream skipped, being read again; nothing there is decided by timeout meanwhile.
+        self._holes: dict[int, tuple[int, int]] = {}
+        #: gaps already read again once: if one comes back, the offsets hold no record
+        #: (a transaction marker) and the gap is accepted.
+        self._retried: set[tuple[int, int]] = set()
         #: Counts resets: end offsets asked for before a reset must not become resume marks
         #: after it (they may predate the assignment that the reset stands for).
         self.epoch = 0
@@ -45,6 +51,7 @@ class SettleGate:
         """An assignment, a revocation or an outage: every resume mark is taken again."""
         self._resumed.clear()
         self._read.clear()
+        self._holes.clear()
         self.epoch += 1
 
     def unmarked(self, partitions: Iterable[int]) -> list[int]:
@@ -62,13 +69,28 @@ class SettleGate:
             self._resumed.setdefault(partition, end)
             self.read_to(partition, committed.get(partition, 0))
 
-    def read(self, partition: int, offset: int) -> int:
+    def read(self, partition: int, offset: int) -> int | None:
         """The stream handled the record at ``offset`` (whatever its fate: DLQ included).
-        Returns how many offsets were skipped since the last record read on the partition
-        (0 when contiguous, or when nothing was known yet): the edge logs skips at DEBUG."""
+
+        Returns the offset to read the partition again from when records were skipped: the
+        stream went past offsets it never delivered (seen after a restart, where Faust
+        resumes and seeks the partition while its fetcher is already running). Until a
+        record of the gap, or the record after it, is read again, the partition decides
+        nothing by timeout. A gap that comes back after one re-read is accepted."""
+        hole = self._holes.get(partition)
+        if hole is not None and hole[0] <= offset <= hole[1]:
+            del self._holes[partition]  # read again from the gap: filled, or truly empty
         known = self._read.get(partition)
         self.read_to(partition, offset + 1)
-        return offset - known if known is not None and offset > known else 0
+        if known is None or offset <= known or (partition, known) in self._retried:
+            return None
+        self._retried.add((partition, known))
+        self._holes[partition] = (known, offset)
+        return known
+
+    def holes(self) -> dict[int, int]:
+        """Partitions with a gap still being read again -> where it starts."""
+        return {partition: hole[0] for partition, hole in self._holes.items()}
 
     def read_to(self, partition: int, position: int) -> None:
         if position > self._read.get(partition, 0):
@@ -77,7 +99,8 @@ class SettleGate:
     def ready(self, partition: int, mark: int = 0) -> bool:
         """May a cell of ``partition`` be decided by timeout (on a tick carrying ``mark``)?"""
         resumed = self._resumed.get(partition)
-        return resumed is not None and self._read.get(partition, 0) >= max(resumed, mark)
+        return (resumed is not None and partition not in self._holes
+                and self._read.get(partition, 0) >= max(resumed, mark))
 
 
 def tick_value(mark: int) -> bytes:

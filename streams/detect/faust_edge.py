@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any, cast
 
 import faust
+from faust.types import TP
 
 from schemas.skill import Skill
 from streams import limits
@@ -72,6 +73,19 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         gate.reset()
         tick_marks.clear()
 
+    sought: dict[int, float] = {}
+
+    async def read_again(partition: int, offset: int, now: float) -> None:
+        """Seek back over offsets the stream skipped. Records read twice change nothing
+        (cells remember what they applied); the seek is repeated by the timer while the gap
+        is still open (Faust may drop the records it re-fetches if its fetcher was ahead)."""
+        sought[partition] = now
+        try:
+            await app.consumer.seek(TP(t.agent_answers, partition), offset)
+        except Exception as exc:  # revoked meanwhile: the next owner reads from the commit
+            log.info("%s[%d]: cannot seek back (%s)", t.agent_answers, partition,
+                     type(exc).__name__)
+
     app.on_partitions_revoked.connect(forget_marks)
     app.on_partitions_assigned.connect(forget_marks)
 
@@ -115,10 +129,12 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                         ready = gate.ready(msg.partition, tick_mark(msg.value))
                         batch.tick(msg.key or b"", source, now, settle_ready=ready)
                         continue
-                    skipped = gate.read(msg.partition, msg.offset)
-                    if skipped:  # offsets only (PHI): a gap the stream never delivered
-                        log.debug("%s[%d]: read %d, %d offset(s) after the last one read",
-                                  msg.topic, msg.partition, msg.offset, skipped)
+                    again = gate.read(msg.partition, msg.offset)
+                    if again is not None:
+                        log.warning("%s[%d]: offsets %d-%d were never delivered to the "
+                                    "stream; reading them again", msg.topic, msg.partition,
+                                    again, msg.offset - 1)
+                        await read_again(msg.partition, again, now)
                     answer = proc.validate_record(msg.key, msg.value)
                     step = batch.answer(answer, source, now)
                     log.debug("cell %s: %s", step.note, answer.event_id)
@@ -141,6 +157,11 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         if now - last_scan[0] >= rescan_every:
             store.rebuild_index()
             last_scan[0] = now
+        for partition, offset in gate.holes().items():
+            if now - sought.get(partition, 0.0) > 5 * tick_every:
+                log.info("%s[%d]: reading again from %d (still not delivered)",
+                         t.agent_answers, partition, offset)
+                await read_again(partition, offset, now)
         overdue = index.overdue(now)
         epoch = gate.epoch
         ends = await end_offsets(app.consumer, t.agent_answers, {p for _, p in overdue})
