@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import time
 from typing import Any
 
 import faust
@@ -43,11 +44,41 @@ def base_app(settings: Settings, app_id: str, partitions: int) -> faust.App:
         producer_linger_ms=k.producer_linger_ms,
     )
 
+    watch = JoinWatch(float(app.conf.broker_rebalance_timeout) + 2 * k.session_timeout_seconds)
+
     @app.timer(interval=MEMBERSHIP_CHECK_SECONDS)
     async def group_membership() -> None:
         exit_if_membership_lost(app)
+        watch.check(app, time.monotonic())
 
     return app
+
+
+class JoinWatch:
+    """A worker stuck joining its group (never assigned, or in a rebalance that does not end)
+    consumes nothing: seen on the embedded broker with two workers starting together, where
+    the first member's commit was refused with IllegalGeneration and neither member was
+    assigned again. Past the broker's rebalance timeout (plus two sessions) such a join will
+    not finish; the worker exits non-zero with one line so that it is restarted. Reading the
+    changelogs (recovery) does not count: a large table legitimately takes long."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self.since: float | None = None
+
+    def check(self, app: Any, now: float) -> None:
+        joining = (not getattr(app, "consumer_generation_id", 0)
+                   or (app.rebalancing and not getattr(app, "in_recovery", False)))
+        if not joining:
+            self.since = None
+            return
+        if self.since is None:
+            self.since = now
+        if now - self.since <= self.limit:
+            return
+        _exit(f"group {app.conf.id}: this worker has not completed a group join for "
+              f"{now - self.since:.0f} s (more than the rebalance timeout); exiting so that "
+              "it is restarted")
 
 
 def exit_if_membership_lost(app: Any) -> None:
@@ -57,8 +88,12 @@ def exit_if_membership_lost(app: Any) -> None:
     exc = membership_error(getattr(thread, "_consumer", None))
     if exc is None:
         return
-    log.critical("group %s: this worker's group membership ended for good (%s); exiting so "
-                 "that it is restarted", app.conf.id, type(exc).__name__)
+    _exit(f"group {app.conf.id}: this worker's group membership ended for good "
+          f"({type(exc).__name__}); exiting so that it is restarted")
+
+
+def _exit(line: str) -> None:
+    log.critical("%s", line)
     for handler in logging.getLogger().handlers:
         handler.flush()
     os._exit(ExitCode.FAILURE)

@@ -74,3 +74,29 @@ def test_worker_exits_once_membership_is_lost(monkeypatch: pytest.MonkeyPatch,
         assert lines[0].levelno == logging.CRITICAL
         text = lines[0].getMessage()
         assert "g-detect" in text and "ValueError" in text and "unpack" not in text
+
+
+def test_a_join_that_never_finishes_exits_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    codes: list[int] = []
+    monkeypatch.setattr(app_module.os, "_exit", codes.append)
+    watch = app_module.JoinWatch(limit=70.0)
+    conf = SimpleNamespace(id="g-detect")
+    never = SimpleNamespace(consumer_generation_id=0, rebalancing=False, conf=conf)
+    watch.check(never, 0.0)
+    watch.check(never, 70.0)
+    assert codes == []
+    watch.check(never, 71.0)
+    assert codes == [ExitCode.FAILURE]
+    # assigned and done: the clock starts again; reading changelogs does not count
+    codes.clear()
+    done = SimpleNamespace(consumer_generation_id=3, rebalancing=False, conf=conf)
+    recovering = SimpleNamespace(consumer_generation_id=3, rebalancing=True, in_recovery=True,
+                                 conf=conf)
+    stuck = SimpleNamespace(consumer_generation_id=3, rebalancing=True, in_recovery=False,
+                            conf=conf)
+    for t, state in [(100.0, done), (101.0, recovering), (500.0, recovering), (501.0, stuck),
+                     (570.0, stuck), (571.0, done), (600.0, stuck)]:
+        watch.check(state, t)
+    assert codes == []
+    watch.check(stuck, 671.0)
+    assert codes == [ExitCode.FAILURE]
