@@ -43,6 +43,10 @@ class SettleGate:
         #: gaps already read again once: if one comes back, the offsets hold no record
         #: (a transaction marker) and the gap is accepted.
         self._retried: set[tuple[int, int]] = set()
+        #: the last offset the stream delivered per partition since the last reset (gaps
+        #: are looked for between delivered records only: Faust may send the assignment
+        #: signal after the stream started reading, and committed offsets lag behind)
+        self._last: dict[int, int] = {}
         #: Counts resets: end offsets asked for before a reset must not become resume marks
         #: after it (they may predate the assignment that the reset stands for).
         self.epoch = 0
@@ -52,6 +56,7 @@ class SettleGate:
         self._resumed.clear()
         self._read.clear()
         self._holes.clear()
+        self._last.clear()
         self.epoch += 1
 
     def unmarked(self, partitions: Iterable[int]) -> list[int]:
@@ -80,8 +85,10 @@ class SettleGate:
         hole = self._holes.get(partition)
         if hole is not None and hole[0] <= offset <= hole[1]:
             del self._holes[partition]  # read again from the gap: filled, or truly empty
-        known = self._read.get(partition)
+        last = self._last.get(partition)
+        self._last[partition] = offset if last is None else max(last, offset)
         self.read_to(partition, offset + 1)
+        known = None if last is None else last + 1  # the first offset not delivered yet
         if known is None or offset <= known or (partition, known) in self._retried:
             return None
         self._retried.add((partition, known))
