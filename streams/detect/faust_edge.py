@@ -90,21 +90,17 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     app.on_partitions_assigned.connect(forget_marks)
 
     async def flush(batch: Batch) -> None:
-        """Write each changed cell once (to the changelog partition of its input) and send
-        the batch's outputs back to back, so the producer forms large requests. Faust
+        """Send the batch's outputs back to back, so the producer forms large requests, then
+        write each changed cell once (to the changelog partition of its input). Faust
         flushes the producer before it commits the batch's offsets.
 
         The changelog records go straight to the producer, like the outputs, not through
         ``Table.send_changelog``: that queues them in Faust's producer buffer, whose flush
         (faust-streaming 0.15.3) gives up after 0.1 s without progress and misses the record
-        being handed over, so under load Faust committed input offsets whose cell states were
-        still queued, and a kill then lost answers (a restarted worker decided the cell
-        ``agent_missing``). Here every record is in the producer before the batch's events
-        are acked, and the producer's flush before a commit waits for all of them."""
-        changelog = cells.changelog_topic.get_topic_name()
-        for partition, key, value in store.write(batch.changed):
-            _watch(await app.producer.send(changelog, key, value, partition, None, None))
-            tick_marks.pop(key, None)
+        being handed over, so under load Faust could commit input offsets whose cell states
+        were still queued, and a kill would then lose the answers they held. Here every
+        record is in the producer before the batch's events are acked, and the producer's
+        flush before a commit waits for all of them."""
         for key in batch.touched:
             ticked.pop(key, None)
         for emit, note in batch.emits:
@@ -113,6 +109,13 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
             metrics.records_out.labels("detect", out_names[emit.kind]).inc()
             if emit.kind == "outcome" and note is not StepNote.REDELIVERED:
                 metrics.cells_decided.labels(emit.label or "unknown").inc()
+        # States after the outputs they record: a kill in between more likely loses the
+        # state too (the input is read again and decided again, same ids) than leaves a
+        # state that says "decided" over outputs that never left.
+        changelog = cells.changelog_topic.get_topic_name()
+        for partition, key, value in store.write(batch.changed):
+            _watch(await app.producer.send(changelog, key, value, partition, None, None))
+            tick_marks.pop(key, None)
 
     @app.agent(channel, name="detect")
     async def detect(stream: faust.StreamT) -> None:
