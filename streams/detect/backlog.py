@@ -99,6 +99,10 @@ class SettleGate:
         """Partitions with a gap still being read again -> where it starts."""
         return {partition: hole[0] for partition, hole in self._holes.items()}
 
+    def position(self, partition: int) -> int | None:
+        """How far ``partition`` has been read (``None``: nothing known since the reset)."""
+        return self._read.get(partition)
+
     def read_to(self, partition: int, position: int) -> None:
         if position > self._read.get(partition, 0):
             self._read[partition] = position
@@ -145,3 +149,32 @@ def committed_offsets(consumer: Any, topic: str) -> dict[int, int]:
     offsets = getattr(consumer, "_committed_offset", {})
     return {tp.partition: int(off) for tp, off in list(offsets.items())
             if tp.topic == topic and off is not None}
+
+
+class StallWatch:
+    """A worker that owns partitions with records waiting but reads nothing for ``limit``
+    seconds is stuck (seen once in 26 SIGKILL runs on the embedded broker: the restarted
+    worker was assigned and ready, and never fetched a record). ``check`` says so; the edge
+    exits and the supervisor restarts the worker."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self._seen: dict[int, tuple[int, float]] = {}  # partition -> (read position, since)
+
+    def check(self, behind: dict[int, int], now: float) -> list[int]:
+        """``behind``: partition -> how far it has been read, for partitions with records
+        waiting past that point. Returns the partitions stalled for longer than the limit."""
+        stalled = []
+        for partition in list(self._seen):
+            if partition not in behind:
+                del self._seen[partition]
+        for partition, position in behind.items():
+            seen = self._seen.get(partition)
+            if seen is None or seen[0] != position:
+                self._seen[partition] = (position, now)
+            elif now - seen[1] > self.limit:
+                stalled.append(partition)
+        return sorted(stalled)
+
+    def reset(self) -> None:
+        self._seen.clear()

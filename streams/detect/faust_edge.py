@@ -19,7 +19,14 @@ from faust.types import TP
 
 from schemas.skill import Skill
 from streams import limits
-from streams.detect.backlog import SettleGate, committed_offsets, end_offsets, tick_mark, tick_value
+from streams.detect.backlog import (
+    SettleGate,
+    StallWatch,
+    committed_offsets,
+    end_offsets,
+    tick_mark,
+    tick_value,
+)
 from streams.detect.batch import Batch
 from streams.detect.processor import DetectProcessor
 from streams.detect.state import CellState, DetectConfig, StepNote
@@ -68,10 +75,14 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     #: carries it, so reading catches up with it even while new records keep arriving.
     tick_marks: dict[bytes, int] = {}
 
+    #: No record read for this long on a partition with records waiting: the worker is stuck.
+    stalls = StallWatch(max(60.0, 10 * settings.kafka.session_timeout_seconds))
+
     def forget_marks(*_: Any, **__: Any) -> None:
         """An assignment, a revocation or an outage: marks are taken again."""
         gate.reset()
         tick_marks.clear()
+        stalls.reset()
 
     sought: dict[int, float] = {}
 
@@ -183,6 +194,34 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                 mark = tick_marks.setdefault(key, ends[partition])
                 await ticks.send(key=key, value=tick_value(mark), partition=partition)
         metrics.pending_cells.set(index.pending())
+        await exit_if_stalled(now)
+
+    last_stall_check = [float("-inf")]
+
+    async def exit_if_stalled(now: float) -> None:
+        if getattr(app, "in_recovery", False) or getattr(app, "rebalancing", False):
+            stalls.reset()  # reading changelogs or rebalancing is not a stall
+            return
+        if now - last_stall_check[0] < 5.0:  # one end-offsets request every 5 s at most
+            return
+        last_stall_check[0] = now
+        mine = {tp.partition for tp in app.consumer.assignment()
+                if tp.topic == t.agent_answers}
+        ends = await end_offsets(app.consumer, t.agent_answers, mine)
+        if not ends:
+            return
+        committed = committed_offsets(app.consumer, t.agent_answers)
+        behind = {}
+        for partition, end in ends.items():
+            read = gate.position(partition)
+            read = committed.get(partition, 0) if read is None else read
+            if end > read:
+                behind[partition] = read
+        stalled = stalls.check(behind, now)
+        if stalled:
+            _exit_stuck(f"{t.agent_answers} partition(s) {stalled}: records waiting and none "
+                        f"read for {stalls.limit:.0f} s; exiting so that the worker is "
+                        "restarted")
 
     return proc
 
@@ -216,6 +255,13 @@ def _watch_changelog(table: Any) -> None:
 def _watch(sent: Any) -> None:
     """``sent`` is Faust's FutureMessage (an asyncio future) for one output."""
     cast("asyncio.Future[Any]", sent).add_done_callback(_exit_if_unpublished)
+
+
+def _exit_stuck(line: str) -> None:
+    log.critical("%s", line)
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    os._exit(ExitCode.FAILURE)
 
 
 def _exit_if_unpublished(fut: Any) -> None:

@@ -190,3 +190,16 @@ def test_gaps_are_between_delivered_records_only() -> None:
     assert gate.read(0, 183) is None   # first record since the reset: nothing to compare
     assert gate.read(0, 184) is None and gate.ready(0) is False
     assert gate.read(0, 186) == 185
+
+
+def test_stall_watch() -> None:
+    from streams.detect.backlog import StallWatch
+
+    watch = StallWatch(limit=60.0)
+    assert watch.check({0: 10, 1: 5}, 0.0) == []
+    assert watch.check({0: 10, 1: 7}, 30.0) == []        # partition 1 is being read
+    assert watch.check({0: 10, 1: 9}, 61.0) == [0]       # partition 0: nothing for 61 s
+    assert watch.check({1: 9}, 62.0) == []               # 0 caught up (nothing waiting)
+    assert watch.check({0: 10, 1: 9}, 100.0) == []       # 0 waiting again: a new clock
+    watch.reset()
+    assert watch.check({1: 9}, 200.0) == []              # a rebalance restarts the clocks
