@@ -100,3 +100,21 @@ def _keep_member_id(coordinator: Any, rebalance: Any) -> None:
 
     coordinator.reset_generation = reset_generation
     rebalance.perform_group_join = perform_group_join
+
+
+def membership_error(consumer: Any) -> BaseException | None:
+    """Why ``consumer``'s group membership ended for good, or ``None`` while it lives.
+
+    aiokafka runs a group's join, sync and heartbeats in one coordinator task; when that task
+    dies (an error it does not handle) the consumer is no longer a member and never becomes
+    one again, and it reports the error only from ``getmany`` and friends. Faust fetches only
+    while it has partitions, so a Faust worker whose task died before its first assignment
+    never hears of it. A stop (``close``) is not a death."""
+    coordinator = getattr(consumer, "_coordinator", None)
+    task = getattr(coordinator, "_coordination_task", None)
+    closing = getattr(coordinator, "_closing", None)
+    if task is None or not task.done() or task.cancelled():
+        return None
+    if closing is not None and closing.done():
+        return None
+    return task.exception() or RuntimeError("the group coordinator task ended")

@@ -37,25 +37,71 @@ class SettleGate:
     def __init__(self) -> None:
         self._resumed: dict[int, int] = {}
         self._read: dict[int, int] = {}
+        #: partition -> (first missing offset, the offset read after the gap): offsets the
+        #: stream skipped, being read again; nothing there is decided by timeout meanwhile.
+        self._holes: dict[int, tuple[int, int]] = {}
+        #: gaps already read again once: if one comes back, the offsets hold no record
+        #: (a transaction marker) and the gap is accepted.
+        self._retried: set[tuple[int, int]] = set()
+        #: the last offset the stream delivered per partition since the last reset (gaps
+        #: are looked for between delivered records only: Faust may send the assignment
+        #: signal after the stream started reading, and committed offsets lag behind)
+        self._last: dict[int, int] = {}
+        #: Counts resets: end offsets asked for before a reset must not become resume marks
+        #: after it (they may predate the assignment that the reset stands for).
+        self.epoch = 0
 
     def reset(self) -> None:
         """An assignment, a revocation or an outage: every resume mark is taken again."""
         self._resumed.clear()
         self._read.clear()
+        self._holes.clear()
+        self._last.clear()
+        self.epoch += 1
 
     def unmarked(self, partitions: Iterable[int]) -> list[int]:
         return sorted({p for p in partitions if p not in self._resumed})
 
-    def resume(self, ends: Mapping[int, int], committed: Mapping[int, int]) -> None:
+    def resume(self, ends: Mapping[int, int], committed: Mapping[int, int],
+               epoch: int | None = None) -> None:
         """Resume marks for ``ends``' partitions (their end offsets now); ``committed``: the
-        group's committed offsets (everything before them is handled and stored)."""
+        group's committed offsets (everything before them is handled and stored).
+        ``epoch``: :attr:`epoch` when the end offsets were asked for; ends asked for before a
+        reset are dropped (the next timer run asks again)."""
+        if epoch is not None and epoch != self.epoch:
+            return
         for partition, end in ends.items():
             self._resumed.setdefault(partition, end)
             self.read_to(partition, committed.get(partition, 0))
 
-    def read(self, partition: int, offset: int) -> None:
-        """The stream handled the record at ``offset`` (whatever its fate: DLQ included)."""
+    def read(self, partition: int, offset: int) -> int | None:
+        """The stream handled the record at ``offset`` (whatever its fate: DLQ included).
+
+        Returns the offset to read the partition again from when records were skipped: the
+        stream went past offsets it never delivered (seen after a restart, where Faust
+        resumes and seeks the partition while its fetcher is already running). Until a
+        record of the gap, or the record after it, is read again, the partition decides
+        nothing by timeout. A gap that comes back after one re-read is accepted."""
+        hole = self._holes.get(partition)
+        if hole is not None and hole[0] <= offset <= hole[1]:
+            del self._holes[partition]  # read again from the gap: filled, or truly empty
+        last = self._last.get(partition)
+        self._last[partition] = offset if last is None else max(last, offset)
         self.read_to(partition, offset + 1)
+        known = None if last is None else last + 1  # the first offset not delivered yet
+        if known is None or offset <= known or (partition, known) in self._retried:
+            return None
+        self._retried.add((partition, known))
+        self._holes[partition] = (known, offset)
+        return known
+
+    def holes(self) -> dict[int, int]:
+        """Partitions with a gap still being read again -> where it starts."""
+        return {partition: hole[0] for partition, hole in self._holes.items()}
+
+    def position(self, partition: int) -> int | None:
+        """How far ``partition`` has been read (``None``: nothing known since the reset)."""
+        return self._read.get(partition)
 
     def read_to(self, partition: int, position: int) -> None:
         if position > self._read.get(partition, 0):
@@ -64,7 +110,8 @@ class SettleGate:
     def ready(self, partition: int, mark: int = 0) -> bool:
         """May a cell of ``partition`` be decided by timeout (on a tick carrying ``mark``)?"""
         resumed = self._resumed.get(partition)
-        return resumed is not None and self._read.get(partition, 0) >= max(resumed, mark)
+        return (resumed is not None and partition not in self._holes
+                and self._read.get(partition, 0) >= max(resumed, mark))
 
 
 def tick_value(mark: int) -> bytes:
@@ -102,3 +149,32 @@ def committed_offsets(consumer: Any, topic: str) -> dict[int, int]:
     offsets = getattr(consumer, "_committed_offset", {})
     return {tp.partition: int(off) for tp, off in list(offsets.items())
             if tp.topic == topic and off is not None}
+
+
+class StallWatch:
+    """A worker that owns partitions with records waiting but reads nothing for ``limit``
+    seconds is stuck (seen once in 26 SIGKILL runs on the embedded broker: the restarted
+    worker was assigned and ready, and never fetched a record). ``check`` says so; the edge
+    exits and the supervisor restarts the worker."""
+
+    def __init__(self, limit: float) -> None:
+        self.limit = limit
+        self._seen: dict[int, tuple[int, float]] = {}  # partition -> (read position, since)
+
+    def check(self, behind: dict[int, int], now: float) -> list[int]:
+        """``behind``: partition -> how far it has been read, for partitions with records
+        waiting past that point. Returns the partitions stalled for longer than the limit."""
+        stalled = []
+        for partition in list(self._seen):
+            if partition not in behind:
+                del self._seen[partition]
+        for partition, position in behind.items():
+            seen = self._seen.get(partition)
+            if seen is None or seen[0] != position:
+                self._seen[partition] = (position, now)
+            elif now - seen[1] > self.limit:
+                stalled.append(partition)
+        return sorted(stalled)
+
+    def reset(self) -> None:
+        self._seen.clear()

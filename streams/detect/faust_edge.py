@@ -15,10 +15,18 @@ from dataclasses import replace
 from typing import Any, cast
 
 import faust
+from faust.types import TP
 
 from schemas.skill import Skill
 from streams import limits
-from streams.detect.backlog import SettleGate, committed_offsets, end_offsets, tick_mark, tick_value
+from streams.detect.backlog import (
+    SettleGate,
+    StallWatch,
+    committed_offsets,
+    end_offsets,
+    tick_mark,
+    tick_value,
+)
 from streams.detect.batch import Batch
 from streams.detect.processor import DetectProcessor
 from streams.detect.state import CellState, DetectConfig, StepNote
@@ -67,21 +75,43 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     #: carries it, so reading catches up with it even while new records keep arriving.
     tick_marks: dict[bytes, int] = {}
 
+    #: No record read for this long on a partition with records waiting: the worker is stuck.
+    stalls = StallWatch(max(60.0, 10 * settings.kafka.session_timeout_seconds))
+
     def forget_marks(*_: Any, **__: Any) -> None:
         """An assignment, a revocation or an outage: marks are taken again."""
         gate.reset()
         tick_marks.clear()
+        stalls.reset()
+
+    sought: dict[int, float] = {}
+
+    async def read_again(partition: int, offset: int, now: float) -> None:
+        """Seek back over offsets the stream skipped. Records read twice change nothing
+        (cells remember what they applied); the seek is repeated by the timer while the gap
+        is still open (Faust may drop the records it re-fetches if its fetcher was ahead)."""
+        sought[partition] = now
+        try:
+            await app.consumer.seek(TP(t.agent_answers, partition), offset)
+        except Exception as exc:  # revoked meanwhile: the next owner reads from the commit
+            log.info("%s[%d]: cannot seek back (%s)", t.agent_answers, partition,
+                     type(exc).__name__)
 
     app.on_partitions_revoked.connect(forget_marks)
     app.on_partitions_assigned.connect(forget_marks)
 
     async def flush(batch: Batch) -> None:
-        """Write each changed cell once (to the changelog partition of its input) and send
-        the batch's outputs back to back, so the producer forms large requests. Faust
-        flushes the producer before it commits the batch's offsets."""
-        for partition, key, value in store.write(batch.changed):
-            _watch(cells.send_changelog(partition, key, value, value_serializer="raw"))
-            tick_marks.pop(key, None)
+        """Send the batch's outputs back to back, so the producer forms large requests, then
+        write each changed cell once (to the changelog partition of its input). Faust
+        flushes the producer before it commits the batch's offsets.
+
+        The changelog records go straight to the producer, like the outputs, not through
+        ``Table.send_changelog``: that queues them in Faust's producer buffer, whose flush
+        (faust-streaming 0.15.3) gives up after 0.1 s without progress and misses the record
+        being handed over, so under load Faust could commit input offsets whose cell states
+        were still queued, and a kill would then lose the answers they held. Here every
+        record is in the producer before the batch's events are acked, and the producer's
+        flush before a commit waits for all of them."""
         for key in batch.touched:
             ticked.pop(key, None)
         for emit, note in batch.emits:
@@ -90,6 +120,13 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
             metrics.records_out.labels("detect", out_names[emit.kind]).inc()
             if emit.kind == "outcome" and note is not StepNote.REDELIVERED:
                 metrics.cells_decided.labels(emit.label or "unknown").inc()
+        # States after the outputs they record: a kill in between more likely loses the
+        # state too (the input is read again and decided again, same ids) than leaves a
+        # state that says "decided" over outputs that never left.
+        changelog = cells.changelog_topic.get_topic_name()
+        for partition, key, value in store.write(batch.changed):
+            _watch(await app.producer.send(changelog, key, value, partition, None, None))
+            tick_marks.pop(key, None)
 
     @app.agent(channel, name="detect")
     async def detect(stream: faust.StreamT) -> None:
@@ -106,7 +143,12 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                         ready = gate.ready(msg.partition, tick_mark(msg.value))
                         batch.tick(msg.key or b"", source, now, settle_ready=ready)
                         continue
-                    gate.read(msg.partition, msg.offset)
+                    again = gate.read(msg.partition, msg.offset)
+                    if again is not None:
+                        log.warning("%s[%d]: offsets %d-%d were never delivered to the "
+                                    "stream; reading them again", msg.topic, msg.partition,
+                                    again, msg.offset - 1)
+                        await read_again(msg.partition, again, now)
                     answer = proc.validate_record(msg.key, msg.value)
                     step = batch.answer(answer, source, now)
                     log.debug("cell %s: %s", step.note, answer.event_id)
@@ -129,12 +171,22 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         if now - last_scan[0] >= rescan_every:
             store.rebuild_index()
             last_scan[0] = now
+        for partition, offset in gate.holes().items():
+            if now - sought.get(partition, 0.0) > 5 * tick_every:
+                log.info("%s[%d]: reading again from %d (still not delivered)",
+                         t.agent_answers, partition, offset)
+                await read_again(partition, offset, now)
         overdue = index.overdue(now)
+        epoch = gate.epoch
         ends = await end_offsets(app.consumer, t.agent_answers, {p for _, p in overdue})
         if ends is None:  # brokers away: marks are taken again once they are back
             forget_marks()
             ends = {}
-        gate.resume(ends, committed_offsets(app.consumer, t.agent_answers))
+        # ``epoch``: ends asked for before an assignment that came meanwhile are dropped
+        gate.resume(ends, committed_offsets(app.consumer, t.agent_answers), epoch=epoch)
+        if ends and log.isEnabledFor(logging.DEBUG):
+            log.debug("settle: end offsets %s, committed %s", sorted(ends.items()),
+                      sorted(committed_offsets(app.consumer, t.agent_answers).items()))
         for key, partition in overdue:
             if (partition in ends and gate.ready(partition)
                     and now - ticked.get(key, 0.0) > 5 * tick_every):
@@ -142,6 +194,34 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                 mark = tick_marks.setdefault(key, ends[partition])
                 await ticks.send(key=key, value=tick_value(mark), partition=partition)
         metrics.pending_cells.set(index.pending())
+        await exit_if_stalled(now)
+
+    last_stall_check = [float("-inf")]
+
+    async def exit_if_stalled(now: float) -> None:
+        if getattr(app, "in_recovery", False) or getattr(app, "rebalancing", False):
+            stalls.reset()  # reading changelogs or rebalancing is not a stall
+            return
+        if now - last_stall_check[0] < 5.0:  # one end-offsets request every 5 s at most
+            return
+        last_stall_check[0] = now
+        mine = {tp.partition for tp in app.consumer.assignment()
+                if tp.topic == t.agent_answers}
+        ends = await end_offsets(app.consumer, t.agent_answers, mine)
+        if not ends:
+            return
+        committed = committed_offsets(app.consumer, t.agent_answers)
+        behind = {}
+        for partition, end in ends.items():
+            read = gate.position(partition)
+            read = committed.get(partition, 0) if read is None else read
+            if end > read:
+                behind[partition] = read
+        stalled = stalls.check(behind, now)
+        if stalled:
+            _exit_stuck(f"{t.agent_answers} partition(s) {stalled}: records waiting and none "
+                        f"read for {stalls.limit:.0f} s; exiting so that the worker is "
+                        "restarted")
 
     return proc
 
@@ -175,6 +255,13 @@ def _watch_changelog(table: Any) -> None:
 def _watch(sent: Any) -> None:
     """``sent`` is Faust's FutureMessage (an asyncio future) for one output."""
     cast("asyncio.Future[Any]", sent).add_done_callback(_exit_if_unpublished)
+
+
+def _exit_stuck(line: str) -> None:
+    log.critical("%s", line)
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    os._exit(ExitCode.FAILURE)
 
 
 def _exit_if_unpublished(fut: Any) -> None:

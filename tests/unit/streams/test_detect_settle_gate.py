@@ -34,7 +34,7 @@ Op = tuple[Any, ...]
     ([("resume", {0: 10}, {0: 10})], [(0, 0, True), (1, 0, False)]),
     # a tick sent when the end was 30 waits until the stream has read up to 30
     ([("resume", {0: 10}, {0: 10})], [(0, 30, False)]),
-    ([("resume", {0: 10}, {0: 10}), ("read", 0, 29)], [(0, 30, True)]),
+    ([("resume", {0: 10}, {0: 10}), ("read_to", 0, 30)], [(0, 30, True)]),
     # a stale tick of a dead worker (mark 5) cannot undercut the resume mark
     ([("resume", {0: 10}, {0: 3}), ("read", 0, 6)], [(0, 5, False)]),
     # a later look at the end does not move a resume mark already taken
@@ -44,7 +44,7 @@ Op = tuple[Any, ...]
     ([("resume", {0: 10}, {0: 10}), ("reset",), ("resume", {0: 12}, {0: 10})],
      [(0, 0, False)]),
     # reading is monotonic: an older offset handled again (a redelivery) does not go back
-    ([("resume", {0: 10}, {0: 0}), ("read", 0, 9), ("read", 0, 2)], [(0, 0, True)]),
+    ([("resume", {0: 10}, {0: 0}), ("read_to", 0, 10), ("read", 0, 2)], [(0, 0, True)]),
     # partitions are independent
     ([("resume", {0: 10, 1: 4}, {0: 10, 1: 0})], [(0, 0, True), (1, 0, False)]),
 ])
@@ -141,3 +141,65 @@ def test_an_ungated_tick_still_purges_and_resends(skill: Skill) -> None:  # noqa
     assert again.note is StepNote.REDELIVERED and again.emits == settled.emits
     purged = proc.on_tick(settled.state, ("ticks", 0, 8), 1e9, settle_ready=False)
     assert purged.note is StepNote.PURGED
+
+
+def test_skipped_offsets_are_read_again_before_any_timeout() -> None:
+    """A restarted worker's stream once went from offset 37 to 39 (Faust never delivered 38,
+    an answer): the gate asks for 38 again and holds the partition's timeouts until the
+    re-read reaches the gap."""
+    gate = SettleGate()
+    gate.resume({0: 60}, {0: 34})
+    assert [gate.read(0, o) for o in (34, 35, 36, 37)] == [None] * 4
+    assert gate.read(0, 39) == 38          # the gap: read again from 38
+    assert gate.holes() == {0: 38}
+    for o in range(40, 60):
+        assert gate.read(0, o) is None
+    assert not gate.ready(0)                # everything read past the mark, but a hole
+    assert gate.read(0, 38) is None         # the seek delivered 38: filled
+    assert gate.holes() == {} and gate.ready(0)
+
+
+def test_a_gap_without_records_is_accepted_after_one_re_read() -> None:
+    """Offsets that hold no record (a transaction marker): the re-read starts after them,
+    and the same gap seen again is accepted."""
+    gate = SettleGate()
+    gate.resume({0: 12}, {0: 0})
+    for o in range(0, 10):
+        gate.read(0, o)
+    assert gate.read(0, 11) == 10
+    assert gate.read(0, 11) is None and gate.holes() == {}   # re-read came back at 11
+    assert gate.ready(0)
+    gate.read(0, 9)  # an older record read again changes nothing
+    assert gate.read(0, 11) is None  # the same gap again: accepted, not sought again
+
+
+def test_a_reset_forgets_holes() -> None:
+    gate = SettleGate()
+    gate.resume({0: 10}, {0: 0})
+    gate.read(0, 0)
+    assert gate.read(0, 5) == 1
+    gate.reset()
+    assert gate.holes() == {}
+
+
+def test_gaps_are_between_delivered_records_only() -> None:
+    """Faust may signal an assignment after its stream started reading (the gate resets
+    then), and the committed offset it resumes from lags behind: neither is a gap."""
+    gate = SettleGate()
+    gate.resume({0: 200}, {0: 51})
+    assert gate.read(0, 183) is None   # first record since the reset: nothing to compare
+    assert gate.read(0, 184) is None and gate.ready(0) is False
+    assert gate.read(0, 186) == 185
+
+
+def test_stall_watch() -> None:
+    from streams.detect.backlog import StallWatch
+
+    watch = StallWatch(limit=60.0)
+    assert watch.check({0: 10, 1: 5}, 0.0) == []
+    assert watch.check({0: 10, 1: 7}, 30.0) == []        # partition 1 is being read
+    assert watch.check({0: 10, 1: 9}, 61.0) == [0]       # partition 0: nothing for 61 s
+    assert watch.check({1: 9}, 62.0) == []               # 0 caught up (nothing waiting)
+    assert watch.check({0: 10, 1: 9}, 100.0) == []       # 0 waiting again: a new clock
+    watch.reset()
+    assert watch.check({1: 9}, 200.0) == []              # a rebalance restarts the clocks
