@@ -6,17 +6,16 @@ broker address and credentials come from the one client factory, :mod:`streams.k
 from __future__ import annotations
 
 import logging
-import os
 import time
 from typing import Any
 
 import faust
 
-from streams.exit_codes import ExitCode
 from streams.group_join import membership_error
 from streams.kafka_clients import faust_app
 from streams.member_eviction import client_id
 from streams.settings import Settings
+from streams.worker_main import exit_now
 
 log = logging.getLogger(__name__)
 #: How often a worker checks that it is still a member of its consumer group.
@@ -76,9 +75,9 @@ class JoinWatch:
             self.since = now
         if now - self.since <= self.limit:
             return
-        _exit(f"group {app.conf.id}: this worker has not completed a group join for "
-              f"{now - self.since:.0f} s (more than the rebalance timeout); exiting so that "
-              "it is restarted")
+        exit_now(f"group {app.conf.id}: this worker has not completed a group join for "
+                 f"{now - self.since:.0f} s (more than the rebalance timeout); exiting so "
+                 "that it is restarted", logger=log)
 
 
 def exit_if_membership_lost(app: Any) -> None:
@@ -88,12 +87,7 @@ def exit_if_membership_lost(app: Any) -> None:
     exc = membership_error(getattr(thread, "_consumer", None))
     if exc is None:
         return
-    _exit(f"group {app.conf.id}: this worker's group membership ended for good "
-          f"({type(exc).__name__}); exiting so that it is restarted")
+    exit_now(f"group {app.conf.id}: this worker's group membership ended for good "
+             f"({type(exc).__name__}); exiting so that it is restarted", logger=log)
 
 
-def _exit(line: str) -> None:
-    log.critical("%s", line)
-    for handler in logging.getLogger().handlers:
-        handler.flush()
-    os._exit(ExitCode.FAILURE)

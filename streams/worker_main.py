@@ -16,9 +16,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 from collections.abc import Awaitable, Callable
-from typing import Protocol
+from typing import NoReturn, Protocol
 
 from aiokafka.errors import KafkaError
 
@@ -50,6 +51,18 @@ def guarded(name: str, body: Callable[[], object],
         log.debug("%s worker failure traceback", name, exc_info=True)
         return ExitCode.FAILURE
     return ExitCode.OK
+
+
+def exit_now(line: str, code: int = ExitCode.FAILURE,
+             logger: logging.Logger = log) -> NoReturn:
+    """End the process at once with one CRITICAL line: from a callback or timer that must
+    not let the worker go on (an unpublished output, a dead or stuck group membership), where
+    raising would be caught by Faust or asyncio and the worker would stay alive. ``logger``:
+    the caller's, so the line names where it was decided."""
+    logger.critical("%s", line)
+    for handler in logging.getLogger().handlers:
+        handler.flush()
+    os._exit(code)
 
 
 def run_worker(name: str, settings: Settings, serve: Serve,

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import os
 import time
 from dataclasses import replace
 from typing import Any, cast
@@ -35,7 +34,7 @@ from streams.dlq import dead_letter
 from streams.errors import BadRecord
 from streams.metrics import Metrics
 from streams.settings import Settings
-from streams.worker_main import ExitCode
+from streams.worker_main import ExitCode, exit_now
 
 log = logging.getLogger(__name__)
 #: Exit status when an output could not be published (EX_SOFTWARE).
@@ -183,10 +182,11 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
             forget_marks()
             ends = {}
         # ``epoch``: ends asked for before an assignment that came meanwhile are dropped
-        gate.resume(ends, committed_offsets(app.consumer, t.agent_answers), epoch=epoch)
+        committed = committed_offsets(app.consumer, t.agent_answers)
+        gate.resume(ends, committed, epoch=epoch)
         if ends and log.isEnabledFor(logging.DEBUG):
             log.debug("settle: end offsets %s, committed %s", sorted(ends.items()),
-                      sorted(committed_offsets(app.consumer, t.agent_answers).items()))
+                      sorted(committed.items()))
         for key, partition in overdue:
             if (partition in ends and gate.ready(partition)
                     and now - ticked.get(key, 0.0) > 5 * tick_every):
@@ -219,9 +219,9 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                 behind[partition] = read
         stalled = stalls.check(behind, now)
         if stalled:
-            _exit_stuck(f"{t.agent_answers} partition(s) {stalled}: records waiting and none "
-                        f"read for {stalls.limit:.0f} s; exiting so that the worker is "
-                        "restarted")
+            exit_now(f"{t.agent_answers} partition(s) {stalled}: records waiting and none "
+                     f"read for {stalls.limit:.0f} s; exiting so that the worker is "
+                     "restarted", logger=log)
 
     return proc
 
@@ -257,13 +257,6 @@ def _watch(sent: Any) -> None:
     cast("asyncio.Future[Any]", sent).add_done_callback(_exit_if_unpublished)
 
 
-def _exit_stuck(line: str) -> None:
-    log.critical("%s", line)
-    for handler in logging.getLogger().handlers:
-        handler.flush()
-    os._exit(ExitCode.FAILURE)
-
-
 def _exit_if_unpublished(fut: Any) -> None:
     """An output the broker would not take must not be followed by an offset commit.
 
@@ -273,11 +266,8 @@ def _exit_if_unpublished(fut: Any) -> None:
     """
     if fut.cancelled() or fut.exception() is None:
         return
-    log.critical("an output could not be published (%s); exiting so that its input is "
-                 "redelivered", type(fut.exception()).__name__)
-    for handler in logging.getLogger().handlers:
-        handler.flush()
-    os._exit(EXIT_UNPUBLISHED)
+    exit_now(f"an output could not be published ({type(fut.exception()).__name__}); exiting "
+             "so that its input is redelivered", EXIT_UNPUBLISHED, logger=log)
 
 
 async def _dead_letter(dlq: faust.TopicT, msg: Any, error_type: str, message: str) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from types import SimpleNamespace
 from typing import Any
 
@@ -58,7 +59,7 @@ def test_worker_exits_once_membership_is_lost(monkeypatch: pytest.MonkeyPatch,
                                               caplog: pytest.LogCaptureFixture,
                                               task: str) -> None:
     codes: list[int] = []
-    monkeypatch.setattr(app_module.os, "_exit", codes.append)
+    monkeypatch.setattr(os, "_exit", codes.append)
     consumer, loop = coordinator(task)
     fake_app = SimpleNamespace(consumer=SimpleNamespace(_thread=SimpleNamespace(
         _consumer=consumer)), conf=SimpleNamespace(id="g-detect"))
@@ -78,7 +79,7 @@ def test_worker_exits_once_membership_is_lost(monkeypatch: pytest.MonkeyPatch,
 
 def test_a_join_that_never_finishes_exits_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     codes: list[int] = []
-    monkeypatch.setattr(app_module.os, "_exit", codes.append)
+    monkeypatch.setattr(os, "_exit", codes.append)
     watch = app_module.JoinWatch(limit=70.0)
     conf = SimpleNamespace(id="g-detect")
     never = SimpleNamespace(consumer_generation_id=0, rebalancing=False, conf=conf)

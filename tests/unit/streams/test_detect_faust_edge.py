@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import os
 from types import SimpleNamespace
 
 import pytest
@@ -15,7 +16,7 @@ from streams.detect import faust_edge
 def test_failed_output_exits_before_commit(monkeypatch: pytest.MonkeyPatch, outcome: str,
                                            exits: bool) -> None:
     codes: list[int] = []
-    monkeypatch.setattr(faust_edge.os, "_exit", codes.append)
+    monkeypatch.setattr(os, "_exit", codes.append)
     loop = asyncio.new_event_loop()
     try:
         fut: asyncio.Future[int] = loop.create_future()
