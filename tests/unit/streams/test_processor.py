@@ -10,6 +10,8 @@ import pytest
 
 from schemas.chart_review import AgentAnswer
 from schemas.skill import Skill, load_skill
+from streams import limits
+from streams.detect.fastpath import fast_answer
 from streams.detect.processor import DetectProcessor, Step
 from streams.detect.state import CellState, DetectConfig
 from streams.errors import BadRecord
@@ -254,3 +256,39 @@ def test_a_bad_value_is_reported_before_its_key(skill: Skill) -> None:
     with pytest.raises(BadRecord) as err:
         DetectProcessor(skill, CFG).validate_record(None, b"not json")
     assert err.value.error_type == "invalid_json"
+
+
+# The free-text limits hold on the fast path as on the model path: an answer over a limit is
+# refused as ``oversized`` (the fast path's PlainAnswer once hid these fields from
+# ``limits.text_problems``, so such answers were accepted).
+
+def record(**extra: Any) -> dict[str, Any]:
+    return {"event_id": "e1", "run_id": "r1", "task_id": "t", "patient_id": "P1",
+            "field_id": "dm_dx", "agent_id": "default", "answer": True,
+            "emitted_at": "2026-01-01T00:00:00Z", **extra}
+
+
+@pytest.mark.parametrize(("extra", "field"), [
+    ({"rationale": "x" * (limits.MAX_RATIONALE_CHARS + 1)}, "rationale"),
+    ({"low_confidence_reason": "x" * (limits.MAX_REASON_CHARS + 1)}, "low_confidence_reason"),
+    ({"evidence": [{"note_id": "n1", "quote": "q" * (limits.MAX_QUOTE_CHARS + 1)}]},
+     "evidence[0].quote"),
+    ({"evidence": [{"note_id": "n1", "quote": "q"}] * (limits.MAX_EVIDENCE_ITEMS + 1)},
+     "evidence items"),
+])
+def test_text_over_a_limit_is_refused(skill: Skill, extra: dict[str, Any], field: str) -> None:
+    data = record(**extra)
+    assert fast_answer(data) is not None  # the fast path takes it: the limits must apply
+    with pytest.raises(BadRecord) as err:
+        DetectProcessor(skill, CFG).validate(orjson.dumps(data))
+    assert err.value.error_type == "oversized"
+    assert field in err.value.message
+    # the same verdict as on the model itself
+    assert limits.text_problems(AgentAnswer.model_validate(data)) == limits.text_problems(
+        fast_answer(data))
+
+
+def test_text_at_the_limits_is_accepted(skill: Skill) -> None:
+    data = record(rationale="x" * limits.MAX_RATIONALE_CHARS,
+                  evidence=[{"note_id": "n1", "quote": "q" * limits.MAX_QUOTE_CHARS}])
+    assert DetectProcessor(skill, CFG).validate(orjson.dumps(data)).key == "t|P1|dm_dx"
