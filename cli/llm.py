@@ -6,7 +6,9 @@ sample encounter) and prints model, latency, tokens, cache hit and cost, plus wh
 cacheable prefix clears the model's minimum. Without a key it says so: exit 0 with the
 offline provider, 2 with one that needs the key (every worker would refuse to start).
 ``--provider bedrock|vertex`` (or ``JUDGEFLOW_LLM__PROVIDER``) does the same through Amazon
-Bedrock or Google Vertex AI with their credential chains, and says what the platform lacks.
+Bedrock (InvokeModel or, for the 5.x models, the bedrock-mantle Messages API: the platform
+data says which) or Google Vertex AI with their credential chains, and says what the
+endpoint lacks.
 Exit status: 0 all calls answered, 1 a call failed, 2 the model cannot be used.
 """
 
@@ -35,8 +37,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         description="Check the configured model and send one real request per "
                         "worker kind (costs a few cents). Needs ANTHROPIC_API_KEY; "
                         "ANTHROPIC_BASE_URL is honoured. --provider bedrock/vertex uses the AWS "
-                        "or Google credential chain (ANTHROPIC_BEDROCK_BASE_URL / "
-                        "ANTHROPIC_VERTEX_BASE_URL honoured).")
+                        "or Google credential chain (ANTHROPIC_BEDROCK_BASE_URL, "
+                        "ANTHROPIC_BEDROCK_MANTLE_BASE_URL, ANTHROPIC_VERTEX_BASE_URL "
+                        "honoured).")
     c.add_argument("--model", help="check this model instead of JUDGEFLOW_LLM__MODEL")
     c.add_argument("--provider", choices=CLOUDS, default=None,
                    help="anthropic (the Claude API), bedrock or vertex (default: "
@@ -151,15 +154,15 @@ def _platform_line(provider: Any) -> str:
 
 
 def _lacks(provider: Any) -> list[str]:
-    """What the platform does not offer, and what judgeflow does instead."""
-    platform = getattr(provider, "platform", None)
-    if platform is None:
+    """What the model's platform endpoint does not offer, and what judgeflow does instead."""
+    endpoint = getattr(provider, "endpoint", None)
+    if endpoint is None:
         return []
-    out = []
-    if not platform.batches:
+    out = [f"endpoint: {endpoint.name}"]
+    if not endpoint.batches:
         out.append("no Message Batches API: `replay --batch` runs live calls (no discount)")
-    if not platform.count_tokens:
+    if not endpoint.count_tokens:
         out.append("no token counting: cache prefix sizes below are local estimates")
-    if not platform.models_api:
+    if not endpoint.models_api:
         out.append("no Models API: the model's lifecycle comes from judgeflow's platform data")
     return out

@@ -1,10 +1,15 @@
 """Claude on Amazon Bedrock and Google Vertex AI, as data (``platforms.json`` here). Pure.
 
-Per platform: the ``anthropic_version`` body field it requires, whether it has Message
-Batches, token counting and a Models API, and per catalogue model the platform's own model
-id and lifecycle (a platform keeps its own schedule). Prices stay in the model catalogue
-(:mod:`agents.providers.catalogue`): judgeflow prices platform calls at the Claude API's
-list prices, which is what the platforms' own price pages are compared against.
+A platform has one or more **endpoints** — Bedrock has two: InvokeModel on bedrock-runtime
+(ARN-versioned ids, the legacy integration) and the bedrock-mantle Messages API ("Claude in
+Amazon Bedrock", where the 5.x models are) — each with the SDK client that speaks it, the
+``anthropic_version`` body field it requires (None: the version is the ``anthropic-version``
+header, as on the Claude API), whether the model id travels in the URL or the body, and
+whether it has Message Batches, token counting and a Models API. Per catalogue model: the
+endpoint that serves it, the platform's own model id and lifecycle (a platform keeps its own
+schedule). Prices stay in the model catalogue (:mod:`agents.providers.catalogue`): judgeflow
+prices platform calls at the Claude API's list prices, which is what the platforms' own
+price pages are compared against.
 """
 
 from __future__ import annotations
@@ -15,18 +20,22 @@ from functools import cache
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, model_validator
 
 from agents.errors import AgentsError
 
 PACKAGED = Path(__file__).with_name("platforms.json")
 Lifecycle = Literal["active", "deprecated", "retired"]
+#: The SDK client for an endpoint (agents.providers.anthropic_cloud.make_client).
+Client = Literal["bedrock", "bedrock-mantle", "vertex"]
 
 
 class PlatformModel(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     id: str
+    #: The platform endpoint serving it (None: the platform's only endpoint).
+    endpoint: str | None = None
     lifecycle: Lifecycle = "active"
     deprecated: date | None = None
     retires: date | None = None
@@ -42,16 +51,40 @@ class PlatformModel(BaseModel):
         return "active"
 
 
-class Platform(BaseModel):
+class Endpoint(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     name: str
-    anthropic_version: str
+    client: Client
+    #: The body's ``anthropic_version`` (None: the ``anthropic-version`` header decides).
+    anthropic_version: str | None
+    #: ``url``: the model id is a path segment and ``model`` must not be in the body.
+    model_in: Literal["url", "body"]
     batches: bool
     count_tokens: bool
     models_api: bool
     docs: tuple[str, ...] = ()
+
+
+class Platform(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    endpoints: dict[str, Endpoint]
     models: dict[str, PlatformModel]
+
+    @model_validator(mode="after")
+    def _endpoints_named(self) -> Platform:
+        for key, m in self.models.items():
+            if m.endpoint is None and len(self.endpoints) != 1:
+                raise ValueError(f"{key}: name its endpoint ({', '.join(self.endpoints)})")
+            if m.endpoint is not None and m.endpoint not in self.endpoints:
+                raise ValueError(f"{key}: unknown endpoint {m.endpoint!r}")
+        return self
+
+    @property
+    def docs(self) -> tuple[str, ...]:
+        return tuple(d for e in self.endpoints.values() for d in e.docs)
 
     def model(self, key: str, catalogue_id: str) -> PlatformModel:
         """The platform's entry for a catalogue model, or a one-line error naming those it
@@ -63,9 +96,17 @@ class Platform(BaseModel):
                               " (agents/providers/platforms.json, docs/configuration.md)")
         return entry
 
-    def catalogue_id(self, platform_id: str) -> str | None:
-        """The catalogue model a platform model id stands for (None: unknown)."""
-        return next((k for k, m in self.models.items() if m.id == platform_id), None)
+    def endpoint_of(self, entry: PlatformModel) -> Endpoint:
+        return self.endpoints[entry.endpoint or next(iter(self.endpoints))]
+
+    def endpoint_key(self, entry: PlatformModel) -> str:
+        return entry.endpoint or next(iter(self.endpoints))
+
+    def catalogue_id(self, platform_id: str, endpoint: str | None = None) -> str | None:
+        """The catalogue model a platform model id stands for on ``endpoint`` (any endpoint
+        when None); None: unknown there."""
+        return next((k for k, m in self.models.items() if m.id == platform_id and (
+            endpoint is None or self.endpoint_key(m) == endpoint)), None)
 
 
 @cache

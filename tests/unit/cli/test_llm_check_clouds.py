@@ -55,5 +55,25 @@ def test_without_credentials_it_says_which_chain(monkeypatch: pytest.MonkeyPatch
 def test_a_model_bedrock_lacks_exits_2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     with cloud_env.bedrock(monkeypatch, tmp_path):
-        code = main(["llm", "check", "--provider", "bedrock", "--model", "claude-sonnet-5-5"])
+        code = main(["llm", "check", "--provider", "bedrock", "--model", "claude-opus-5"])
     assert code == 2 and "has no bedrock model id" in capsys.readouterr().out
+
+
+def test_bedrock_mantle_for_a_5x_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
+                                       capsys: pytest.CaptureFixture[str]) -> None:
+    """The default model (Sonnet 5.5) is served by the bedrock-mantle Messages API: the SDK's
+    AnthropicBedrockMantle client, SigV4 for bedrock-mantle, counted cache prefixes."""
+    with cloud_env.bedrock(monkeypatch, tmp_path) as fake:
+        monkeypatch.setenv("JUDGEFLOW_LLM__PROVIDER", "bedrock")
+        code = main(["llm", "check", "--calls", "2"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert ("bedrock model claude-sonnet-5-5 as anthropic.claude-sonnet-5-5 "
+            "(active on bedrock)") in out
+    assert "endpoint: Claude in Amazon Bedrock" in out
+    assert "no Message Batches API" in out and "no token counting" not in out
+    assert "judge: call 2: model claude-sonnet-5-5" in out and "cache hit yes" in out
+    assert "debrief: call 1: model claude-sonnet-5-5" in out
+    paths = {q.path for q in fake.requests}
+    assert paths == {"/anthropic/v1/messages", "/anthropic/v1/messages/count_tokens"}
+    assert all(q.status == 200 for q in fake.requests)
