@@ -380,3 +380,25 @@ def test_missing_region_on_mantle_is_one_line(monkeypatch: pytest.MonkeyPatch,
             make_provider(Settings(llm=llm("bedrock", "claude-sonnet-5-5")))
     assert "JUDGEFLOW_LLM__REGION or AWS_REGION" in str(err.value)
     assert "\n" not in str(err.value)
+
+
+async def test_per_criterion_models_on_both_bedrock_endpoints(
+        monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    """llm.criterion_models: each model gets its own provider, so Haiku 4.5 on InvokeModel
+    and Sonnet 5.5 on bedrock-mantle judge side by side against one Bedrock account."""
+    import anthropic
+
+    with cloud_env.bedrock(monkeypatch, tmp_path) as fake:
+        providers = [make_provider(Settings(llm=llm("bedrock", m)))
+                     for m in ("claude-haiku-4-5", "claude-sonnet-5-5")]
+        try:
+            invoke, mantle = providers
+            assert isinstance(invoke.client, anthropic.AsyncAnthropicBedrock)  # type: ignore[attr-defined]
+            assert isinstance(mantle.client, anthropic.AsyncAnthropicBedrockMantle)  # type: ignore[attr-defined]
+            answers = [await p.complete(REQ) for p in providers]
+        finally:
+            for p in providers:
+                await p.aclose()  # type: ignore[attr-defined]
+    assert [a.model for a in answers] == ["claude-haiku-4-5", "claude-sonnet-5-5"]
+    assert [q.path for q in fake.requests] == [f"/model/{MODEL}/invoke",
+                                               "/anthropic/v1/messages"]
