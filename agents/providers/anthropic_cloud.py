@@ -35,7 +35,7 @@ from typing import Any
 import anthropic
 
 from agents.errors import AgentsError, LLMError
-from agents.providers import platforms
+from agents.providers import cloud_credentials, platforms
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.anthropic_errors import classify
 from agents.providers.base import LLMRequest
@@ -43,11 +43,6 @@ from agents.providers.limits import Budget
 from agents.providers.settings import LLMSettings
 
 log = logging.getLogger(__name__)
-HINTS = {"bedrock": "AWS credentials (the standard chain: AWS_ACCESS_KEY_ID/"
-                    "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO or an instance/task role) or "
-                    "Bedrock's API key AWS_BEARER_TOKEN_BEDROCK",
-         "vertex": "Google Application Default Credentials (gcloud auth application-default "
-                   "login, GOOGLE_APPLICATION_CREDENTIALS, or the attached service account)"}
 
 
 def make_client(client: platforms.Client, llm: LLMSettings, base_url: str | None = None
@@ -89,7 +84,7 @@ class CloudProvider(AnthropicProvider):
             self.endpoint.client, settings, base_url))
         self.name = key
         self.supports_batches = self.endpoint.batches
-        self.credentials_hint = HINTS[key]
+        self.credentials_hint = cloud_credentials.HINTS[key]
         self._said: set[str] = set()
 
     def params(self, request: LLMRequest) -> dict[str, Any]:
@@ -105,7 +100,7 @@ class CloudProvider(AnthropicProvider):
         except LLMError:
             raise
         except Exception as exc:  # credential chains raise their own types
-            if not _credential_error(exc):
+            if not cloud_credentials.is_credential_error(exc):
                 raise
             log.debug("%s credentials: %r", self.name, exc)
             raise LLMError("auth", f"{self.name}: no usable credentials "
@@ -175,31 +170,4 @@ class CloudProvider(AnthropicProvider):
 
     @property
     def has_credentials(self) -> bool:
-        c = self.client
-        if self.name == "bedrock":
-            if getattr(c, "api_key", None):
-                return True
-            try:
-                import boto3
-
-                return boto3.Session(profile_name=getattr(c, "aws_profile", None),
-                                     region_name=getattr(c, "aws_region", None)
-                                     ).get_credentials() is not None
-            except Exception:
-                return False
-        if getattr(c, "access_token", None) or getattr(c, "credentials", None):
-            return True
-        try:
-            import google.auth
-
-            google.auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
-        except Exception:
-            return False
-        return True
-
-
-def _credential_error(exc: Exception) -> bool:
-    names = {t.__name__ for t in type(exc).__mro__}
-    return bool(names & {"NoCredentialsError", "DefaultCredentialsError", "RefreshError",
-                         "GoogleAuthError", "BotoCoreError"}) or (
-        isinstance(exc, RuntimeError) and "credentials" in str(exc).lower())
+        return cloud_credentials.found(self.name, self.client)

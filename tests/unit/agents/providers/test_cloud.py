@@ -145,18 +145,19 @@ def test_the_vertex_fake_rejects_what_vertex_rejects(
     assert reached.calls == 0
 
 
+@pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-sonnet-5-5"])  # both endpoints
 async def test_an_unknown_aws_key_is_an_auth_error(monkeypatch: pytest.MonkeyPatch,
-                                                    tmp_path: Path) -> None:
+                                                    tmp_path: Path, model: str) -> None:
     with cloud_env.bedrock(monkeypatch, tmp_path) as fake:
         monkeypatch.setenv("AWS_ACCESS_KEY_ID", "AKIDSOMEONEELSE")
-        p = CloudProvider(llm("bedrock"), "bedrock")
+        p = CloudProvider(llm("bedrock", model), "bedrock")
         try:
             with pytest.raises(LLMError) as err:
                 await p.complete(REQ)
         finally:
             await p.aclose()
     assert err.value.kind == "auth" and not err.value.retryable
-    assert fake.message_requests() == []
+    assert fake.requests and all(q.status == 403 for q in fake.requests)  # none answered
 
 
 async def test_bedrock_without_token_counting_estimates_and_has_no_batches(
@@ -206,12 +207,13 @@ def test_missing_region_or_project_is_one_line(monkeypatch: pytest.MonkeyPatch, 
     assert says in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-sonnet-5-5"])
 def test_no_credentials_refuses_to_start_naming_the_chain(monkeypatch: pytest.MonkeyPatch,
-                                                          tmp_path: Path) -> None:
+                                                          tmp_path: Path, model: str) -> None:
     with cloud_env.bedrock(monkeypatch, tmp_path):
         for name in ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"):
             monkeypatch.delenv(name)
-        provider = make_provider(Settings(llm=llm("bedrock")))
+        provider = make_provider(Settings(llm=llm("bedrock", model)))
         with pytest.raises(AgentsError, match="AWS_BEARER_TOKEN_BEDROCK"):
             require_credentials(provider)
 
