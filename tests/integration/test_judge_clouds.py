@@ -136,11 +136,13 @@ async def test_a_judge_worker_on_the_platform(bootstrap: str, tmp_path: Path,
     assert "Gate criterion" not in cases[False]
 
 
+@pytest.mark.parametrize("endpoint", ["bedrock-invoke", "bedrock-mantle"])
 async def test_replay_batch_on_bedrock_runs_live_calls(
         bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        caplog: pytest.LogCaptureFixture) -> None:
-    """Bedrock has no Message Batches API: ``replay judge --batch`` says so and judges every
-    job with live calls (at live prices) instead of failing."""
+        caplog: pytest.LogCaptureFixture, endpoint: str) -> None:
+    """Neither Bedrock endpoint has a Message Batches API: ``replay judge --batch`` says so and
+    judges every job with live calls (at live prices) instead of failing."""
+    _, model, route, _ = PLATFORMS[endpoint]
     from agents.replay.run import Options, replay
 
     (tmp_path / "data").mkdir()
@@ -149,7 +151,7 @@ async def test_replay_batch_on_bedrock_runs_live_calls(
         fake.responder = reply
         s = make_settings(bootstrap, skill_dir=write_skill(tmp_path / "data"),
                           charts_dir=write_charts(tmp_path / "data"),
-                          llm={"provider": "bedrock", "model": "claude-haiku-4-5",
+                          llm={"provider": "bedrock", "model": model,
                                "sdk_max_retries": 0, "deadline_seconds": 10.0,
                                "requests_per_minute": 6000, "max_attempts": 2})
         await ensure_topics(s)
@@ -158,7 +160,7 @@ async def test_replay_batch_on_bedrock_runs_live_calls(
                       [(j.key.encode(), j.model_dump_json().encode()) for j in js])
         with caplog.at_level("WARNING"):
             await replay(s, Options(worker="judge", batch=True, poll_seconds=0.05))
-        live = [q for q in fake.requests if q.path.endswith("/invoke")]
+        live = [q for q in fake.requests if q.path.endswith(route)]
     assert "has no Message Batches API: --batch runs live calls" in caplog.text
     assert len(live) == 3
     results = values(await collect(bootstrap, s.topics.judge_results, until=3, timeout=20,
