@@ -23,7 +23,9 @@ class CriterionModel(BaseModel):
 
 class LLMSettings(BaseModel):
     #: ``anthropic`` (the Claude API), ``bedrock`` (Amazon Bedrock through the SDK's
-    #: AnthropicBedrock client), ``vertex`` (Google Vertex AI, AnthropicVertex), ``offline``.
+    #: AnthropicBedrockMantle client for the 5.x models, AnthropicBedrock for the
+    #: ARN-versioned ones: platforms.json says which), ``vertex`` (Google Vertex AI,
+    #: AnthropicVertex), ``offline``.
     provider: Literal["anthropic", "bedrock", "vertex", "offline"] = "offline"
     #: Cloud region: Bedrock (default: the AWS chain, ``AWS_REGION``/profile) or Vertex
     #: (default: ``CLOUD_ML_REGION``; ``global``, ``us``, ``eu`` or a region).

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 
 from agents.errors import AgentsError, LLMError
-from agents.providers import platforms
+from agents.providers import catalogue, platforms
 from agents.providers.anthropic_cloud import CloudProvider
 from agents.providers.base import LLMRequest, SystemBlock
 from agents.providers.factory import make_provider, require_credentials
@@ -229,6 +229,7 @@ def test_platform_lifecycles_are_the_platforms_own() -> None:
         p = platforms.get(key)
         assert p.docs and all(not e.batches and not e.models_api for e in p.endpoints.values())
         assert all(p.catalogue_id(m.id) == k for k, m in p.models.items())
+        assert all(catalogue.load().find(k) is not None for k in p.models)  # all priced
     # Bedrock: the ARN-versioned models on InvokeModel, the 5.x models on bedrock-mantle
     bedrock = platforms.get("bedrock")
     for model in ("claude-sonnet-5-5", "claude-haiku-5-5", "claude-opus-5-5"):
