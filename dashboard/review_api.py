@@ -25,6 +25,7 @@ from dashboard.window import FILTERS, JOBS, RESULTS, correctness
 from dashboard.writer import WriteFailed
 from schemas.calibration import Adjudication
 from schemas.chart_review import cell_key
+from schemas.reviewer_labels import classification_choices
 
 MAX_BODY = 64 * 1024
 
@@ -67,13 +68,15 @@ async def cell(request: web.Request) -> web.Response:
     job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
     key = _cell_of(result)
     patient = str(result.get("patient_id", ""))
+    row = queue_row(state.window, state.decisions, key, state.window.seq(RESULTS, rid), result)
     return json_response({
-        "row": queue_row(state.window, state.decisions, key,
-                         state.window.seq(RESULTS, rid), result),
+        "row": row,
         "criterion": criterion_view(state, str(result.get("field_id", ""))),
         "answers": job.get("answers") or [],
         "reasoning": analysis.get("reasoning"),
-        "agent_correctness": correctness(result),  # by agent id where the result names them
+        "agent_correctness": correctness(result, job),  # by agent id
+        # the classifications (hint, form, earlier decisions) named by this cell's agents
+        "classifications": classification_choices(row["agents"]),
         "evidence": evidence_excerpts(state.charts, patient, analysis.get("evidence_pointers")),
         "notes": cited_notes(state.charts, patient, analysis.get("evidence_pointers")),
         "validation": result.get("validation") or [],

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.chart_review import name_agents
+from schemas.reviewer_labels import name_agents
 
 RESULTS, JOBS, EVALUATIONS, CALIBRATION = "results", "jobs", "evaluations", "calibration"
 STREAMS = (RESULTS, JOBS, EVALUATIONS, CALIBRATION)
@@ -161,20 +161,26 @@ def _answers(job: Mapping[str, Any] | None) -> list[dict[str, Any]]:
     return out
 
 
-def reviewer_ids(result: Mapping[str, Any]) -> tuple[str, ...]:
-    """The result's reviewer agent ids (``JudgeResult.agents``), () when it has none."""
+def reviewer_ids(result: Mapping[str, Any], job: Mapping[str, Any] | None = None
+                 ) -> tuple[str, ...]:
+    """The result's reviewer agent ids (``JudgeResult.agents``); for an older result without
+    them, the ids of its job's answers (the same order); () when neither says."""
     raw = result.get("agents")
-    return tuple(_text(a) for a in raw) if isinstance(raw, list) else ()
+    if isinstance(raw, list) and raw:
+        return tuple(_text(a) for a in raw)
+    answers = job.get("answers") if job else None
+    return tuple(_text(a.get("agent_id")) for a in answers if isinstance(a, dict)) \
+        if isinstance(answers, list) else ()
 
 
-def correctness(result: Mapping[str, Any]) -> str | None:
+def correctness(result: Mapping[str, Any], job: Mapping[str, Any] | None = None) -> str | None:
     """Who the judge found right, by agent id: ``correct_agents``, else the named label."""
     named = result.get("correct_agents")
     if isinstance(named, list):
         return "+".join(_text(a) for a in named) or "neither"
     raw = result.get("analysis")
     label = raw.get("agent_correctness") if isinstance(raw, dict) else None
-    return name_agents(label if isinstance(label, str) else None, reviewer_ids(result))
+    return name_agents(label if isinstance(label, str) else None, reviewer_ids(result, job))
 
 
 def _brief(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -186,7 +192,7 @@ def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict
     """One queue row: what a reviewer scans before opening the cell."""
     raw = result.get("analysis")
     analysis: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
-    agents = reviewer_ids(result)
+    agents = reviewer_ids(result, job)
     return {
         "id": _text(result.get("result_id")),
         "task_id": _text(result.get("task_id")),
@@ -197,8 +203,9 @@ def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict
         "prompt_version": _text(result.get("prompt_version")),
         "suggested_answer": analysis.get("suggested_answer"),
         "confidence": analysis.get("judge_confidence"),
-        # reviewers by agent id (``skeptical_error``), the positional label for older results
-        "classification_hint": name_agents(analysis.get("classification_hint"), agents),
+        # the wire token (what a tool posts back as ``classification``); screens name it
+        # with ``agents`` through schemas.reviewer_labels
+        "classification_hint": analysis.get("classification_hint"),
         "agents": list(agents),
         "answers": _brief(job.get("answers") or []) if job else [],
         "judged_at": _text(result.get("judged_at")),
