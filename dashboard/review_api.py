@@ -19,9 +19,10 @@ from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
 from dashboard.queue import MAX_ITEMS, STATES, items, queue_row
+from dashboard.rows import correctness
 from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
 from dashboard.state import STATE, State, json_response
-from dashboard.window import FILTERS, JOBS, RESULTS, correctness
+from dashboard.window import FILTERS, JOBS, RESULTS
 from dashboard.writer import WriteFailed
 from schemas.calibration import Adjudication
 from schemas.chart_review import cell_key

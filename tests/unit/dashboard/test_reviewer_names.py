@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dashboard.window import correctness, triage_row
+from dashboard.rows import correctness, triage_row
 
 JOB = {"answers": [{"agent_id": "default", "answer": "a"}, {"agent_id": "skeptical"}]}
 
