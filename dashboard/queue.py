@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from dashboard.decisions import Decisions
-from dashboard.window import FILTERS, JOBS, Window, triage_row
+from dashboard.rows import triage_row
+from dashboard.window import FILTERS, JOBS, Window
 
 KIND_BAND = {"disagreement": 1, "low_confidence": 2, "type_drift": 3}
 STATES = ("pending", "decided", "all")

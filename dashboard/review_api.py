@@ -19,12 +19,14 @@ from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
 from dashboard.queue import MAX_ITEMS, STATES, items, queue_row
+from dashboard.rows import correctness
 from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
 from dashboard.state import STATE, State, json_response
-from dashboard.window import FILTERS, JOBS, RESULTS, correctness
+from dashboard.window import FILTERS, JOBS, RESULTS
 from dashboard.writer import WriteFailed
 from schemas.calibration import Adjudication
 from schemas.chart_review import cell_key
+from schemas.reviewer_labels import classification_choices
 
 MAX_BODY = 64 * 1024
 
@@ -40,18 +42,6 @@ async def queue(request: web.Request) -> web.Response:
                           "facets": state.window.facets()})
 
 
-def criterion_view(state: State, field_id: str) -> dict[str, Any] | None:
-    criterion = state.criteria.get(field_id)
-    if criterion is None:
-        return None
-    return {"question": criterion.prompt,
-            "answer_schema": criterion.answer_schema.model_dump(mode="json"),
-            "gate": criterion.gate.model_dump(mode="json") if criterion.gate else None,
-            "definition": criterion.body,
-            "edge_cases": [{"name": name, "text": state.edge_cases.get(name, "")}
-                           for name in criterion.uses.edge_cases]}
-
-
 def _cell_of(result: dict[str, Any]) -> str:
     return cell_key(*(str(result.get(k, "")) for k in ("task_id", "patient_id", "field_id")))
 
@@ -65,15 +55,16 @@ async def cell(request: web.Request) -> web.Response:
     raw = result.get("analysis")
     analysis: dict[str, Any] = raw if isinstance(raw, dict) else {}
     job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
-    key = _cell_of(result)
-    patient = str(result.get("patient_id", ""))
+    key, patient = _cell_of(result), str(result.get("patient_id", ""))
+    row = queue_row(state.window, state.decisions, key, state.window.seq(RESULTS, rid), result)
     return json_response({
-        "row": queue_row(state.window, state.decisions, key,
-                         state.window.seq(RESULTS, rid), result),
-        "criterion": criterion_view(state, str(result.get("field_id", ""))),
+        "row": row,
+        "criterion": state.criterion_view(str(result.get("field_id", ""))),
         "answers": job.get("answers") or [],
         "reasoning": analysis.get("reasoning"),
-        "agent_correctness": correctness(result),  # by agent id where the result names them
+        # reviewers by agent id: who was right, the classifications' labels
+        "agent_correctness": correctness(result, job),
+        "classifications": classification_choices(row["agents"]),
         "evidence": evidence_excerpts(state.charts, patient, analysis.get("evidence_pointers")),
         "notes": cited_notes(state.charts, patient, analysis.get("evidence_pointers")),
         "validation": result.get("validation") or [],

@@ -7,6 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from schemas.reviewer_labels import classification_label
+
 
 def _num(value: Any) -> float:
     return float(value) if isinstance(value, int | float) and not isinstance(value, bool) else 0.0
@@ -50,14 +52,18 @@ def _counts(value: Any) -> str | None:
     return None
 
 
-def _confusion(value: Any) -> dict[str, Any] | None:
+def _confusion(value: Any, agents: Any) -> dict[str, Any] | None:
+    """The matrix with its labels named by the record's agents (``error of default``, not
+    ``agent_a_error``); ``tokens`` keeps the wire labels."""
     if not isinstance(value, dict):
         return None
     labels, counts = value.get("labels"), value.get("counts")
     if not isinstance(labels, list) or not isinstance(counts, list) or len(counts) != len(
             labels) or not all(isinstance(c, list) and len(c) == len(labels) for c in counts):
         return None
-    return {"labels": labels, "counts": counts}
+    ids = [str(a) for a in agents] if isinstance(agents, list) else []
+    return {"labels": [classification_label(str(t), ids) for t in labels], "tokens": labels,
+            "counts": counts}
 
 
 def calibration_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
@@ -69,7 +75,7 @@ def calibration_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
              "n": r.get("cells_adjudicated", r.get("n")),
              "accuracy": _rate(r.get("answer_accuracy", r.get("accuracy"))),
              "accuracy_counts": _counts(r.get("answer_accuracy")),
-             "confusion": _confusion(r.get("confusion")),
+             "confusion": _confusion(r.get("confusion"), r.get("agents")),
              "kappa": r.get("classification_kappa", r.get("kappa")),
              "fallback": _rate(r.get("fallback")),
              "cost_usd": r.get("cost_usd")} for r in records]

@@ -18,11 +18,12 @@ from aiohttp import web
 
 from dashboard.limits import request_started
 from dashboard.review_api import add_routes
+from dashboard.rows import debrief_cards
 from dashboard.security import add_headers, host_middleware
 from dashboard.sessions import auth_middleware, csrf_cookie
 from dashboard.state import STATE, State, json_response
 from dashboard.stats import calibration_rows, cost_by_version
-from dashboard.window import CALIBRATION, EVALUATIONS, FILTERS, RESULTS, debrief_cards
+from dashboard.window import CALIBRATION, EVALUATIONS, FILTERS, RESULTS
 
 __all__ = ["State", "create_app"]
 STATIC = Path(__file__).resolve().parent / "static"

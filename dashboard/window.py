@@ -4,17 +4,17 @@ Records arrive as decoded JSON objects from four streams. Each stream keeps at m
 ``limit`` records keyed by its id (a redelivered or replayed record with the same id
 replaces the old one and counts as newest). Values are read defensively: other helpers
 extend the contracts (a judge status ``"flagged"`` beside ``ok``/``fallback``), so any
-string is shown as it is.
+string is shown as it is. What a row shows of a record is :mod:`dashboard.rows`.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from schemas.chart_review import name_agents
+from dashboard.rows import job_answers, text, triage_row
 
 RESULTS, JOBS, EVALUATIONS, CALIBRATION = "results", "jobs", "evaluations", "calibration"
 STREAMS = (RESULTS, JOBS, EVALUATIONS, CALIBRATION)
@@ -23,24 +23,20 @@ FILTERS = {"task": "task_id", "criterion": "field_id", "kind": "kind", "status":
            "prompt_version": "prompt_version"}
 
 
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
 def record_id(stream: str, value: Mapping[str, Any]) -> str | None:
     """The de-duplication id of a record, or None when it has none (then it is skipped)."""
     if stream == RESULTS:
-        return _text(value.get("result_id")) or None
+        return text(value.get("result_id")) or None
     if stream == JOBS:
-        return _text(value.get("job_id")) or None
+        return text(value.get("job_id")) or None
     if stream == EVALUATIONS:
-        return (_text(value.get("evaluation_id")) or _text(value.get("request_id"))) or None
+        return (text(value.get("evaluation_id")) or text(value.get("request_id"))) or None
     # One series per (task, criterion, prompt version): a newer record replaces the older
     # one (its calibration_id changes with its figures).
-    parts = [_text(value.get(k)) for k in ("task_id", "field_id", "prompt_version")]
+    parts = [text(value.get(k)) for k in ("task_id", "field_id", "prompt_version")]
     if any(parts):
         return "|".join(parts)
-    return _text(value.get("calibration_id")) or None
+    return text(value.get("calibration_id")) or None
 
 
 @dataclass
@@ -68,7 +64,7 @@ class Window:
             return None
         if stream == JOBS:  # only what the page shows of the agents' whole answers
             normalized = value.get("normalized")
-            value = {"job_id": rid, "answers": _answers(value),
+            value = {"job_id": rid, "answers": job_answers(value),
                      "normalized": list(normalized) if isinstance(normalized, list) else []}
         items = self._data[stream]
         self._seq += 1
@@ -92,7 +88,7 @@ class Window:
 
     def row(self, rid: str) -> dict[str, Any] | None:
         result = self.get(RESULTS, rid)
-        return None if result is None else triage_row(result, self.get(JOBS, _text(
+        return None if result is None else triage_row(result, self.get(JOBS, text(
             result.get("job_id"))))
 
     def rows(self, filters: Mapping[str, str] | None = None,
@@ -103,7 +99,7 @@ class Window:
         for entry in reversed(self._data[RESULTS].values()):
             value = entry.value
             if all(str(value.get(f, "")) == v for f, v in wanted.items()):
-                out.append(triage_row(value, self.get(JOBS, _text(value.get("job_id")))))
+                out.append(triage_row(value, self.get(JOBS, text(value.get("job_id")))))
                 if limit is not None and len(out) >= limit:
                     break
         return out
@@ -113,8 +109,8 @@ class Window:
         out: dict[str, tuple[int, dict[str, Any]]] = {}
         for entry in self._data[RESULTS].values():
             v = entry.value
-            out[f"{_text(v.get('task_id'))}|{_text(v.get('patient_id'))}|"
-                f"{_text(v.get('field_id'))}"] = (entry.seq, v)
+            out[f"{text(v.get('task_id'))}|{text(v.get('patient_id'))}|"
+                f"{text(v.get('field_id'))}"] = (entry.seq, v)
         return out
 
     def seq(self, stream: str, rid: str) -> int:
@@ -130,83 +126,3 @@ class Window:
                 if isinstance(value, str) and value:
                     seen[key].add(value)
         return {k: sorted(v) for k, v in seen.items()}
-
-
-MAX_QUOTES = 5
-MAX_TEXT = 4000
-
-
-def _quotes(evidence: Any) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    for item in evidence if isinstance(evidence, list) else ():
-        if isinstance(item, dict) and len(out) < MAX_QUOTES:
-            out.append({"note_id": _text(item.get("note_id")),
-                        "quote": _text(item.get("quote"))[:MAX_TEXT]})
-    return out
-
-
-def _answers(job: Mapping[str, Any] | None) -> list[dict[str, Any]]:
-    """Each agent's answer under its own id, with its rationale and quotes."""
-    if not job:
-        return []
-    out = []
-    for answer in job.get("answers") or ():
-        if isinstance(answer, dict):
-            out.append({"agent_id": _text(answer.get("agent_id")),
-                        "answer": answer.get("answer"),
-                        "confidence": answer.get("confidence"),
-                        "rationale": _text(answer.get("rationale"))[:MAX_TEXT],
-                        "low_confidence_reason": _text(answer.get("low_confidence_reason")),
-                        "quotes": _quotes(answer.get("evidence"))})
-    return out
-
-
-def reviewer_ids(result: Mapping[str, Any]) -> tuple[str, ...]:
-    """The result's reviewer agent ids (``JudgeResult.agents``), () when it has none."""
-    raw = result.get("agents")
-    return tuple(_text(a) for a in raw) if isinstance(raw, list) else ()
-
-
-def correctness(result: Mapping[str, Any]) -> str | None:
-    """Who the judge found right, by agent id: ``correct_agents``, else the named label."""
-    named = result.get("correct_agents")
-    if isinstance(named, list):
-        return "+".join(_text(a) for a in named) or "neither"
-    raw = result.get("analysis")
-    label = raw.get("agent_correctness") if isinstance(raw, dict) else None
-    return name_agents(label if isinstance(label, str) else None, reviewer_ids(result))
-
-
-def _brief(answers: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """What a queue row shows of the answers (the detail has the rest)."""
-    return [{k: a.get(k) for k in ("agent_id", "answer", "confidence")} for a in answers]
-
-
-def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict[str, Any]:
-    """One queue row: what a reviewer scans before opening the cell."""
-    raw = result.get("analysis")
-    analysis: Mapping[str, Any] = raw if isinstance(raw, dict) else {}
-    agents = reviewer_ids(result)
-    return {
-        "id": _text(result.get("result_id")),
-        "task_id": _text(result.get("task_id")),
-        "patient_id": _text(result.get("patient_id")),
-        "field_id": _text(result.get("field_id")),
-        "kind": _text(result.get("kind")),
-        "status": str(result.get("status", "")),
-        "prompt_version": _text(result.get("prompt_version")),
-        "suggested_answer": analysis.get("suggested_answer"),
-        "confidence": analysis.get("judge_confidence"),
-        # reviewers by agent id (``skeptical_error``), the positional label for older results
-        "classification_hint": name_agents(analysis.get("classification_hint"), agents),
-        "agents": list(agents),
-        "answers": _brief(job.get("answers") or []) if job else [],
-        "judged_at": _text(result.get("judged_at")),
-    }
-
-
-def debrief_cards(evaluations: Iterable[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """Evaluations with a safety breach first (stable: newest first within each group)."""
-    items = list(evaluations)
-    return [e for e in items if e.get("safety_breach")] + [
-        e for e in items if not e.get("safety_breach")]

@@ -6,7 +6,6 @@ Field names are the contract of DESIGN (docs/contracts.md); add fields, never re
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -240,20 +239,3 @@ class JudgeResult(Frozen, CellKeyed):
     #: The agent ``classification_hint`` blames (``agent_a_error`` -> ``agents[0]``), by id.
     error_agent: str | None = None
 
-
-#: The analysis's positional reviewer labels (the platform's judge contract) -> position.
-AGENT_LABELS = {"agent_a": 0, "agent_b": 1}
-
-
-def name_agents(label: str | None, agents: Sequence[str]) -> str | None:
-    """A label of the judge contract with its reviewers named: ``agent_a`` -> ``default``,
-    ``agent_b_error`` -> ``skeptical_error``, ``both`` -> ``default+skeptical``; other labels
-    (``neither``, ``guideline_gap``, ``n_a``) and labels without a known agent are kept."""
-    if label is None:
-        return None
-    base, suffix = (label[:-6], "_error") if label.endswith("_error") else (label, "")
-    if base in AGENT_LABELS and AGENT_LABELS[base] < len(agents):
-        return agents[AGENT_LABELS[base]] + suffix
-    if label == "both" and len(agents) >= 2:
-        return f"{agents[0]}+{agents[1]}"
-    return label

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from schemas.chart_review import AGENT_LABELS, JudgeAnalysis
+from schemas.chart_review import JudgeAnalysis
+from schemas.reviewer_labels import AGENT_LABELS
 
 _NAMED = {"agent_a": slice(0, 1), "agent_b": slice(1, 2), "both": slice(0, 2),
           "neither": slice(0, 0)}

@@ -5,7 +5,6 @@
 const FILTERS = ["task", "criterion", "kind", "status", "prompt_version"];
 const FIELD = {task: "task_id", criterion: "field_id", kind: "kind", status: "status",
                prompt_version: "prompt_version"};
-const CLASSES = ["guideline_gap", "agent_a_error", "agent_b_error", "true_ambiguity", "n_a"];
 let maxItems = 500;
 let selected = null;      // result id of the open cell
 let current = null;       // the open cell's data
@@ -181,10 +180,9 @@ function noteNode(note) {
   return box;
 }
 
-function agentLabel(cls, answers) {
-  const a = (answers[0] || {}).agent_id || "agent A", b = (answers[1] || {}).agent_id || "agent B";
-  return {guideline_gap: "guideline gap", agent_a_error: "error of " + a,
-          agent_b_error: "error of " + b, true_ambiguity: "true ambiguity", n_a: "n/a (not a disagreement)"}[cls];
+function classLabel(token) {  // a classification token in words, named by the open cell's agents
+  const choice = ((current && current.classifications) || []).find((c) => c.value === token);
+  return choice ? choice.label : show(token);
 }
 
 function criterionNode(c) {
@@ -239,23 +237,24 @@ function finalAnswer() {
   return input.value;  // the server checks it with detect's normaliser
 }
 
-function classificationInput(answers, hint) {
+function classificationInput(choices, hint) {
   const box = document.getElementById("classification");
   box.replaceChildren(el("legend", "classification"));
-  for (const cls of CLASSES) {
-    const label = el("label"); const radio = el("input"); radio.type = "radio"; radio.name = "classification"; radio.value = cls;
-    radio.checked = cls === (CLASSES.includes(hint) ? hint : "n_a");
-    label.appendChild(radio); label.appendChild(document.createTextNode(" " + agentLabel(cls, answers))); box.appendChild(label);
+  const preset = choices.some((c) => c.value === hint) ? hint : "n_a";
+  for (const c of choices) {
+    const label = el("label"); const radio = el("input"); radio.type = "radio"; radio.name = "classification"; radio.value = c.value;
+    radio.checked = c.value === preset;
+    label.appendChild(radio); label.appendChild(document.createTextNode(" " + c.label)); box.appendChild(label);
   }
 }
 
-function priorNode(decisions, answers) {
+function priorNode(decisions) {
   const box = document.getElementById("prior");
   box.replaceChildren();
   for (const d of decisions) {
     const who = d.adjudicator === me.reviewer ? "you" : d.adjudicator;
     box.appendChild(el("p", "decided " + when(d.adjudicated_at) + " by " + who + ": " + show(d.final_answer) +
-      " · " + agentLabel(d.classification, answers) + (d.decision ? " · " + d.decision : "") +
+      " · " + classLabel(d.classification) + (d.decision ? " · " + d.decision : "") +
       (d.comment ? " · “" + d.comment + "”" : ""), "prior"));
   }
   if (decisions.length) box.appendChild(el("p", "Saving again supersedes the latest decision.", "muted"));
@@ -293,7 +292,7 @@ async function openCell(id, tr) {
   body.appendChild(agentsNode(data.answers));
   body.appendChild(el("h3", "Judge"));
   body.appendChild(el("p", "suggests " + show(row.suggested_answer) + " · status " + row.status + " · " + row.kind +
-    " · hint " + agentLabel(row.classification_hint, data.answers) + " · confidence " + show(row.confidence) +
+    " · hint " + classLabel(row.classification_hint) + " · confidence " + show(row.confidence) +
     " · judged " + show(row.judged_at), "judge-line"));
   body.appendChild(el("p", data.reasoning, "reasoning"));
   for (const ev of data.evidence) body.appendChild(excerptNode(ev));
@@ -306,9 +305,9 @@ async function openCell(id, tr) {
   }
   body.appendChild(el("p", show(data.provider) + " / " + show(data.model) + " · " + show(data.latency_ms) + " ms · USD " + show(data.usage && data.usage.cost_usd), "muted"));
   answerInput(data.criterion, row.suggested_answer);
-  classificationInput(data.answers, row.classification_hint);
+  classificationInput(data.classifications, row.classification_hint);
   document.querySelector("#decide textarea").value = "";
-  priorNode(data.decisions, data.answers);
+  priorNode(data.decisions);
   setStatus("", "");
   document.getElementById("save").disabled = !me.reviewer;
   document.getElementById("accept").disabled = !me.reviewer;
@@ -381,15 +380,14 @@ async function loadDebriefs() {
 
 function pct(x) { return x === null || x === undefined ? "—" : (100 * x).toFixed(1) + "%"; }
 
-function confusionNode(conf) {
+function confusionNode(conf) {  // one line per non-empty cell: reviewer's class → judge's hint
   const td = el("td", null, "confusion");
   if (!conf || !conf.labels || !conf.labels.length) { td.textContent = "—"; return td; }
-  const parts = [];
   conf.labels.forEach((row, i) => conf.labels.forEach((col, j) => {
     const n = conf.counts[i][j];
-    if (n) parts.push(row + "→" + col + " " + n);
+    if (n) td.appendChild(el("div", row + " → " + col + ": " + n));
   }));
-  td.textContent = parts.join(", ") || "—";
+  if (!td.children.length) td.textContent = "—";
   return td;
 }
 
@@ -456,7 +454,7 @@ function connect() {
     else later("queue", loadQueue, 300);
     if (current && current.row.cell === d.cell) {
       getJSON("/api/cell/" + encodeURIComponent(current.row.id)).then((data) => {
-        current.decisions = data.decisions; priorNode(data.decisions, data.answers);
+        current.decisions = data.decisions; priorNode(data.decisions);
       }).catch(console.error);
     }
   });

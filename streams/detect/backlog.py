@@ -31,6 +31,9 @@ from typing import Any
 from faust.types import TP
 
 log = logging.getLogger(__name__)
+#: Gaps read again that a gate remembers at most (the oldest is forgotten first; a forgotten
+#: gap that comes back is read again once more, which changes nothing).
+MAX_RETRIED = 1024
 
 
 class SettleGate:
@@ -41,8 +44,10 @@ class SettleGate:
         #: stream skipped, being read again; nothing there is decided by timeout meanwhile.
         self._holes: dict[int, tuple[int, int]] = {}
         #: gaps already read again once: if one comes back, the offsets hold no record
-        #: (a transaction marker) and the gap is accepted.
-        self._retried: set[tuple[int, int]] = set()
+        #: (a transaction marker) and the gap is accepted. Kept across resets, forgotten
+        #: once the group's commit is past them (no read can come back there), insertion
+        #: ordered and capped at MAX_RETRIED.
+        self._retried: dict[tuple[int, int], None] = {}
         #: the last offset the stream delivered per partition since the last reset (gaps
         #: are looked for between delivered records only: Faust may send the assignment
         #: signal after the stream started reading, and committed offsets lag behind)
@@ -73,6 +78,7 @@ class SettleGate:
         for partition, end in ends.items():
             self._resumed.setdefault(partition, end)
             self.read_to(partition, committed.get(partition, 0))
+        self._forget_retried(committed)
 
     def read(self, partition: int, offset: int) -> int | None:
         """The stream handled the record at ``offset`` (whatever its fate: DLQ included).
@@ -91,9 +97,18 @@ class SettleGate:
         known = None if last is None else last + 1  # the first offset not delivered yet
         if known is None or offset <= known or (partition, known) in self._retried:
             return None
-        self._retried.add((partition, known))
+        self._retried[(partition, known)] = None
+        if len(self._retried) > MAX_RETRIED:
+            del self._retried[next(iter(self._retried))]
         self._holes[partition] = (known, offset)
         return known
+
+    def _forget_retried(self, committed: Mapping[int, int]) -> None:
+        """A gap starting below the committed offset cannot come back: after a reset Faust
+        reads from the commit on, and the gate seeks back only to a gap past a record read."""
+        if self._retried:
+            for gap in [g for g in self._retried if g[1] < committed.get(g[0], 0)]:
+                del self._retried[gap]
 
     def holes(self) -> dict[int, int]:
         """Partitions with a gap still being read again -> where it starts."""

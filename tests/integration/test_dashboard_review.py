@@ -47,7 +47,8 @@ def judge_result(rid: str, patient: str, status: str, kind: str) -> dict[str, An
                          "judge_confidence": "medium"},
             "validation": [], "prompt_version": "judge-v1", "provider": "offline",
             "model": "offline", "usage": {"input_tokens": 100, "cost_usd": 0.001},
-            "latency_ms": 5, "judged_at": "2026-12-01T08:00:00Z"}
+            "latency_ms": 5, "judged_at": "2026-12-01T08:00:00Z",
+            "agents": ["default", "skeptical"]}
 
 
 def judge_job(rid: str, patient: str) -> dict[str, Any]:
@@ -177,6 +178,9 @@ async def test_a_decision_is_one_event_leaves_every_queue_and_moves_calibration(
     assert agents == ["default", "skeptical"]
     labels = str(await alice.text_content("#classification"))
     assert "error of default" in labels and "error of skeptical" in labels
+    assert "hint error of skeptical" in str(await alice.text_content("#detail .judge-line"))
+    assert await alice.is_checked("input[name=classification][value=agent_b_error]")  # the hint
+    assert "agent_" not in str(await alice.text_content("#detail"))  # ids, never the tokens
     assert "Which type of diabetes" in str(await alice.text_content("#detail .question"))
     await alice.select_option("#final-answer", '"no_info"')
     await alice.check("input[name=classification][value=agent_a_error]")
@@ -202,6 +206,9 @@ async def test_a_decision_is_one_event_leaves_every_queue_and_moves_calibration(
     row = alice.locator("#calibration tbody tr")
     await expect(row).to_have_count(1)
     await expect(row.locator("td").nth(5)).to_have_text("0.0% (0/1)")
+    # reviewer's class -> judge's hint, both named by agent id
+    await expect(row.locator("td.confusion")).to_have_text(
+        "error of default → error of skeptical: 1")
 
     # bob sees who decided, supersedes with one new event; saving again writes nothing
     await bob.select_option("select[name=state]", "decided")
@@ -220,6 +227,9 @@ async def test_a_decision_is_one_event_leaves_every_queue_and_moves_calibration(
     assert second.supersedes == adj.adjudication_id and second.decision == "accepted"
     assert second.adjudicator == pseudonym(key, "bob") != adj.adjudicator
     await expect(row.locator("td").nth(5)).to_have_text("100.0% (1/1)")  # live, no reload
+    await expect(row.locator("td.confusion")).to_have_text(
+        "error of skeptical → error of skeptical: 1")
+    assert "agent_" not in str(await alice.text_content("#view-calibration"))
     await expect(bob.locator("#prior .prior")).to_have_count(2)
 
     # refused: a forged cross-site POST, no identity, an answer outside the schema

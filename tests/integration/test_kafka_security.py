@@ -11,7 +11,8 @@ import shutil
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +20,7 @@ import orjson
 import pytest
 
 from agents.debrief.sampledata import REQUESTS_FILE
-from streams.kafka_acls import role_acls
+from streams.kafka_acls import Acl, role_acls
 from streams.kafka_security import librdkafka_properties
 from streams.settings import Settings
 from streams.topics import ensure_topics
@@ -122,23 +123,49 @@ def principal_for(k: ApacheKafka, role: str, how: str, tag: str) -> tuple[str, d
     return f"User:{role}", scram(k, role, mechanism=mech)
 
 
+def as_role(k: ApacheKafka, tmp_path: Path, role: str, how: str,
+            tag: str) -> tuple[str, Settings, Settings]:
+    """``role``'s principal (authenticating ``how``), its settings and the same settings as
+    the super user, with every topic created."""
+    principal, security = principal_for(k, role, how, tag)
+    s = role_settings(k, tmp_path, security)
+    admin = as_admin(s, k)
+    asyncio.run(ensure_topics(admin))
+    return principal, s, admin
+
+
+@contextmanager
+def granted(k: ApacheKafka, principal: str, acls: list[Acl]) -> Iterator[None]:
+    """``principal`` holds ``acls`` inside the block and none of them after it."""
+    grant(k.bootstrap, principal, acls)
+    try:
+        yield
+    finally:
+        revoke(k.bootstrap, principal, acls)
+
+
+@contextmanager
+def reader_with_one_record(k: ApacheKafka, tmp_path: Path, how: str, tag: str,
+                           topic: Callable[[Settings], str], value: bytes) -> Iterator[Settings]:
+    """The reader role's settings, with one record on ``topic`` (put there by the super
+    user) and the reader's ACLs inside the block."""
+    principal, s, admin = as_role(k, tmp_path, "reader", how, tag)
+    asyncio.run(produce(admin.kafka, topic(s), [(b"k", value)]))
+    with granted(k, principal, role_acls("reader", s)):
+        yield s
+
+
 @pytest.mark.parametrize(("role", "how"), CASES)
 def test_each_worker_works_as_its_own_principal_with_exactly_its_acls(
         kafka: ApacheKafka, tmp_path: Path, role: str, how: str) -> None:
     principal, security = principal_for(kafka, role, how, "ok")
     s = role_settings(kafka, tmp_path, security)
-    acls = role_acls(role, s)
     out_topic = asyncio.run(feed(role, as_admin(s, kafka)))
-    grant(kafka.bootstrap, principal, acls)
-    try:
-        with worker(role, s, tmp_path) as w:
-            got = asyncio.run(collect(kafka.bootstrap, out_topic, until=1, timeout=90,
-                                      quiet=0.5))
-            assert got, f"{role} published nothing on {out_topic}:\n{w.log_text()[-3000:]}"
-            assert w.alive, w.log_text()[-3000:]
-            assert "Authorization" not in w.log_text()
-    finally:
-        revoke(kafka.bootstrap, principal, acls)
+    with granted(kafka, principal, role_acls(role, s)), worker(role, s, tmp_path) as w:
+        got = asyncio.run(collect(kafka.bootstrap, out_topic, until=1, timeout=90, quiet=0.5))
+        assert got, f"{role} published nothing on {out_topic}:\n{w.log_text()[-3000:]}"
+        assert w.alive, w.log_text()[-3000:]
+        assert "Authorization" not in w.log_text()
 
 
 def run_cli(s: Settings, *args: str,
@@ -164,14 +191,8 @@ def one_line_error(proc: subprocess.CompletedProcess[str]) -> str:
 @pytest.mark.parametrize("how", ["scram512", "mtls"])
 def test_the_cli_reads_as_the_reader_principal(kafka: ApacheKafka, tmp_path: Path,
                                                how: str) -> None:
-    principal, security = principal_for(kafka, "reader", how, "cli")
-    s = role_settings(kafka, tmp_path, security)
-    admin = as_admin(s, kafka)
-    asyncio.run(ensure_topics(admin))
-    asyncio.run(produce(admin.kafka, s.topics.judge_results, [(b"k", b'{"x": 1}')]))
-    acls = role_acls("reader", s)
-    grant(kafka.bootstrap, principal, acls)
-    try:
+    with reader_with_one_record(kafka, tmp_path, how, "cli", lambda s: s.topics.judge_results,
+                                b'{"x": 1}') as s:
         proc, _ = run_cli(s, "tail", s.topics.judge_results, "--from-beginning", "--max", "1")
         assert proc.returncode == 0, proc.stderr
         assert orjson.loads(proc.stdout.splitlines()[0]) == {"x": 1}
@@ -182,8 +203,6 @@ def test_the_cli_reads_as_the_reader_principal(kafka: ApacheKafka, tmp_path: Pat
                                   "--max", "1")
         line = one_line_error(denied)
         assert s.topics.agent_answers in line and elapsed < FAIL_FAST_SECONDS, line
-    finally:
-        revoke(kafka.bootstrap, principal, acls)
 
 
 KCAT = shutil.which("kcat") or shutil.which("kafkacat")
@@ -204,21 +223,13 @@ def test_kcat_reads_with_the_translated_config(kafka: ApacheKafka, tmp_path: Pat
     if how == "scram512" and librdkafka_version() < (2, 6, 1):
         pytest.skip(f"librdkafka {librdkafka_version()} predates 2.6.1, whose SCRAM is "
                     "rejected by Kafka 4.x (confluentinc/librdkafka#4895)")
-    principal, security = principal_for(kafka, "reader", how, "kcat")
-    s = role_settings(kafka, tmp_path, security)
-    admin = as_admin(s, kafka)
-    asyncio.run(ensure_topics(admin))
-    asyncio.run(produce(admin.kafka, s.topics.calibration, [(b"k", b'{"kcat": 1}')]))
-    acls = role_acls("reader", s)
-    grant(kafka.bootstrap, principal, acls)
-    try:
+    with reader_with_one_record(kafka, tmp_path, how, "kcat", lambda s: s.topics.calibration,
+                                b'{"kcat": 1}') as s:
         args = [a for name, value in librdkafka_properties(s.kafka).items()
                 if name != "bootstrap.servers" for a in ("-X", f"{name}={value}")]
         proc = subprocess.run([str(KCAT), "-b", s.kafka.bootstrap_servers, *args, "-C", "-t",
                                s.topics.calibration, "-c", "1", "-e", "-q"],
                               capture_output=True, text=True, timeout=60)
-    finally:
-        revoke(kafka.bootstrap, principal, acls)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == '{"kcat": 1}'
 
@@ -241,17 +252,12 @@ JUDGE_ACLS = len(role_acls("judge", Settings()))
 @pytest.mark.parametrize("index", range(JUDGE_ACLS))
 def test_removing_one_judge_acl_stops_the_worker_in_one_line(
         kafka: ApacheKafka, tmp_path: Path, index: int) -> None:
-    principal, security = principal_for(kafka, "judge", "mtls", f"less{index}")
-    s = role_settings(kafka, tmp_path, security)
+    principal, s, _ = as_role(kafka, tmp_path, "judge", "mtls", f"less{index}")
     acls = role_acls("judge", s)
     assert len(acls) == JUDGE_ACLS
-    asyncio.run(ensure_topics(as_admin(s, kafka)))
     removed = acls[index]
-    grant(kafka.bootstrap, principal, [a for a in acls if a != removed])
-    try:
+    with granted(kafka, principal, [a for a in acls if a != removed]):
         code, log, elapsed = _worker_exit(s, "judge", tmp_path, f"less{index}")
-    finally:
-        revoke(kafka.bootstrap, principal, [a for a in acls if a != removed])
     assert code != 0, log[-2000:]
     lines = judgeflow_lines(log)
     assert len(lines) == 1 and "Traceback" not in log, log[-3000:]
@@ -263,16 +269,11 @@ def test_removing_one_judge_acl_stops_the_worker_in_one_line(
 
 def test_removing_an_internal_topic_acl_stops_the_detector_in_one_line(
         kafka: ApacheKafka, tmp_path: Path) -> None:
-    principal, security = principal_for(kafka, "detect", "mtls", "less")
-    s = role_settings(kafka, tmp_path, security)
+    principal, s, _ = as_role(kafka, tmp_path, "detect", "mtls", "less")
     acls = role_acls("detect", s)
-    asyncio.run(ensure_topics(as_admin(s, kafka)))
     removed = next(a for a in acls if a.operation == "Create" and "changelog" in a.name)
-    grant(kafka.bootstrap, principal, [a for a in acls if a != removed])
-    try:
+    with granted(kafka, principal, [a for a in acls if a != removed]):
         code, log, elapsed = _worker_exit(s, "detect", tmp_path, "less")
-    finally:
-        revoke(kafka.bootstrap, principal, [a for a in acls if a != removed])
     lines = judgeflow_lines(log)
     assert code != 0 and len(lines) == 1, log[-3000:]
     assert f"Create on topic {removed.name}" in lines[0]
@@ -310,16 +311,11 @@ def test_untrusted_ca_stops_worker_and_cli_in_one_line(kafka: ApacheKafka,
 
 
 def test_kafka_check_names_what_is_missing(kafka: ApacheKafka, tmp_path: Path) -> None:
-    principal, security = principal_for(kafka, "debrief", "mtls", "check")
-    s = role_settings(kafka, tmp_path, security)
-    asyncio.run(ensure_topics(as_admin(s, kafka)))
+    principal, s, _ = as_role(kafka, tmp_path, "debrief", "mtls", "check")
     acls = role_acls("debrief", s)
     removed = next(a for a in acls if a.operation == "Write" and a.name.endswith(".dlq"))
-    grant(kafka.bootstrap, principal, [a for a in acls if a != removed])
-    try:
+    with granted(kafka, principal, [a for a in acls if a != removed]):
         proc, _ = run_cli(s, "kafka", "check", "--role", "debrief")
-    finally:
-        revoke(kafka.bootstrap, principal, [a for a in acls if a != removed])
     assert proc.returncode == 1, proc.stdout + proc.stderr
     rows = proc.stdout.splitlines()
     assert len(rows) == len(acls)
@@ -329,30 +325,24 @@ def test_kafka_check_names_what_is_missing(kafka: ApacheKafka, tmp_path: Path) -
 
 def test_an_acl_removed_while_the_judge_runs_stops_it_in_one_line(kafka: ApacheKafka,
                                                                  tmp_path: Path) -> None:
-    principal, security = principal_for(kafka, "judge", "mtls", "running")
-    s = role_settings(kafka, tmp_path, security)
-    admin = as_admin(s, kafka)
-    asyncio.run(ensure_topics(admin))
+    principal, s, admin = as_role(kafka, tmp_path, "judge", "mtls", "running")
     acls = role_acls("judge", s)
     write = next(a for a in acls if a.operation == "Write" and a.name == s.topics.judge_results)
-    grant(kafka.bootstrap, principal, acls)
-    try:
-        with worker("judge", s, tmp_path, tag="running") as w:
-            first = disagreement(job_id="job-running-1")
-            asyncio.run(produce(admin.kafka, s.topics.judge_jobs,
-                                [(first.key.encode(), first.model_dump_json().encode())]))
-            assert asyncio.run(collect(kafka.bootstrap, s.topics.judge_results, until=1,
-                                       timeout=60, quiet=0.2)), w.log_text()[-3000:]
-            revoke(kafka.bootstrap, principal, [write])
-            second = disagreement(job_id="job-running-2", patient="P-2")
-            began = time.monotonic()
-            asyncio.run(produce(admin.kafka, s.topics.judge_jobs,
-                                [(second.key.encode(), second.model_dump_json().encode())]))
-            code = w.proc.wait(timeout=60)
-            elapsed = time.monotonic() - began
-            log = w.log_text()
-    finally:
-        revoke(kafka.bootstrap, principal, [a for a in acls if a != write])
+    # leaving the block revokes the rest (the Write once more: a no-op)
+    with granted(kafka, principal, acls), worker("judge", s, tmp_path, tag="running") as w:
+        first = disagreement(job_id="job-running-1")
+        asyncio.run(produce(admin.kafka, s.topics.judge_jobs,
+                            [(first.key.encode(), first.model_dump_json().encode())]))
+        assert asyncio.run(collect(kafka.bootstrap, s.topics.judge_results, until=1,
+                                   timeout=60, quiet=0.2)), w.log_text()[-3000:]
+        revoke(kafka.bootstrap, principal, [write])
+        second = disagreement(job_id="job-running-2", patient="P-2")
+        began = time.monotonic()
+        asyncio.run(produce(admin.kafka, s.topics.judge_jobs,
+                            [(second.key.encode(), second.model_dump_json().encode())]))
+        code = w.proc.wait(timeout=60)
+        elapsed = time.monotonic() - began
+        log = w.log_text()
     lines = judgeflow_lines(log)
     assert code != 0 and len(lines) == 1 and "Traceback" not in log, log[-3000:]
     assert s.topics.judge_results in lines[0], lines[0]

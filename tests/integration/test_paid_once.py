@@ -69,46 +69,54 @@ def first_calls_paid(fake: FakeAnthropic, ident: Callable[[dict[str, Any]], str]
                    if r.status == 200 and len(r.body.get("messages", [])) == 1)
 
 
-def kill_and_restart(start: Callable[[str], WorkerProcess], fake: FakeAnthropic,
+def kill_and_restart(start: Callable[[str, dict[str, str]], WorkerProcess],
                      hold: HoldSecondCalls, inputs: int, out: tuple[str, str],
-                     done: Callable[[list[Any]], bool]) -> tuple[list[Any], str]:
-    proc = start("1")
-    try:
-        deadline = time.monotonic() + 90
-        while hold.held < min(inputs, LLM["concurrency"]) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert hold.held >= min(inputs, LLM["concurrency"]), proc.log_text()[-3000:]
-    finally:
-        proc.kill()  # SIGKILL: first answers paid, second calls held, nothing published
-    hold.release.set()
-    second = start("2")
-    try:
-        got = asyncio.run(collect(out[0], out[1], timeout=120, quiet=1.0, done=done))
-        log = second.log_text()
-    finally:
-        second.kill()
-    return got, log
+                     done: Callable[[list[Any]], bool], ident: Callable[[dict[str, Any]], str]
+                     ) -> tuple[list[Any], str, Counter[str], int]:
+    """Start a worker against a fake holding every second call, SIGKILL it once the held
+    calls are in, restart it with the calls released; returns what it published, the second
+    run's log, the first calls paid per input and the calls in flight at the kill."""
+    with FakeAnthropic(responder=hold) as fake:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
+        proc = start("1", env)
+        try:
+            deadline = time.monotonic() + 90
+            while hold.held < min(inputs, LLM["concurrency"]) and time.monotonic() < deadline:
+                time.sleep(0.05)
+            assert hold.held >= min(inputs, LLM["concurrency"]), proc.log_text()[-3000:]
+        finally:
+            proc.kill()  # SIGKILL: first answers paid, second calls held, nothing published
+        hold.release.set()
+        second = start("2", env)
+        try:
+            got = asyncio.run(collect(out[0], out[1], timeout=120, quiet=1.0, done=done))
+            log = second.log_text()
+        finally:
+            second.kill()
+        in_flight = sum(1 for r in fake.message_requests() if r.status == 0)
+        return got, log, first_calls_paid(fake, ident), in_flight
 
 
-def test_live_judge_killed_with_paid_answers_pays_none_again(bootstrap: str,
-                                                            tmp_path: Path) -> None:
+@pytest.mark.parametrize(("worker", "argv"), [("judge", ()),
+                                              ("replay", ("cli.main", "replay", "judge"))],
+                         ids=["live", "replay"])
+def test_judge_killed_with_paid_answers_pays_none_again(bootstrap: str, tmp_path: Path,
+                                                       worker: str, argv: tuple[str, ...]
+                                                       ) -> None:
+    """The live judge and ``replay judge`` share the journal: neither pays a first call twice."""
     s = judge_settings(bootstrap, tmp_path, llm=LLM)
     asyncio.run(ensure_topics(s))
     jobs = [tagged_job(i) for i in range(8)]
     asyncio.run(produce(bootstrap, s.topics.judge_jobs, [record(j) for j in jobs]))
     hold = HoldSecondCalls(lambda b: Reply.message(text='{"verdict": "yes"}'),
                            lambda b: Reply.message(text=json.dumps(GOOD)))
-    with FakeAnthropic(responder=hold) as fake:
-        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
-        results, log = kill_and_restart(
-            lambda tag: WorkerProcess("judge", s, tmp_path / f"judge-{tag}.log", env),
-            fake, hold, len(jobs), (bootstrap, s.topics.judge_results),
-            lambda rs: len({orjson.loads(r.value)["job_id"] for r in rs}) >= len(jobs))
-        paid = first_calls_paid(fake, job_tag)
-        in_flight = sum(1 for r in fake.message_requests() if r.status == 0)
+    results, log, paid, in_flight = kill_and_restart(
+        lambda tag, env: WorkerProcess(worker, s, tmp_path / f"{worker}-{tag}.log", env, argv),
+        hold, len(jobs), (bootstrap, s.topics.judge_results),
+        lambda rs: len({orjson.loads(r.value)["job_id"] for r in rs}) >= len(jobs), job_tag)
     twice = sum(n - 1 for n in paid.values())
-    print(f"kill judge: first calls paid twice {twice}, held (in flight at the kill, never "
-          f"answered) {in_flight}")
+    print(f"kill {worker} judge: first calls paid twice {twice}, held (in flight at the kill, "
+          f"never answered) {in_flight}")
     assert Counter(r["job_id"] for r in values(results)) == Counter(j.job_id for j in jobs)
     assert set(paid) == {f"job-tag-{i:02d}" for i in range(len(jobs))}
     assert twice == 0, log[-3000:]
@@ -123,36 +131,12 @@ def test_live_debrief_killed_with_paid_answers_pays_none_again(bootstrap: str,
     asyncio.run(produce(bootstrap, s.topics.debrief_requests, requests))
     hold = HoldSecondCalls(lambda b: Reply.message(text="An evaluation in prose."),
                            attending)
-    with FakeAnthropic(responder=hold) as fake:
-        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
-        evaluations, log = kill_and_restart(
-            lambda tag: WorkerProcess("debrief", s, tmp_path / f"debrief-{tag}.log", env),
-            fake, hold, len(requests), (bootstrap, s.topics.case_evaluations),
-            lambda rs: len({r.key for r in rs}) >= len(requests))
-        paid = first_calls_paid(fake, request_tag)
+    evaluations, log, paid, _ = kill_and_restart(
+        lambda tag, env: WorkerProcess("debrief", s, tmp_path / f"debrief-{tag}.log", env),
+        hold, len(requests), (bootstrap, s.topics.case_evaluations),
+        lambda rs: len({r.key for r in rs}) >= len(requests), request_tag)
     twice = sum(n - 1 for n in paid.values())
     print(f"kill debrief: first calls paid twice {twice}")
     assert {e["request_id"] for e in values(evaluations)} == {k.decode() for k, _ in requests}
-    assert twice == 0, log[-3000:]
-
-
-def test_replay_judge_killed_with_paid_answers_pays_none_again(bootstrap: str,
-                                                              tmp_path: Path) -> None:
-    s = judge_settings(bootstrap, tmp_path, llm=LLM)
-    asyncio.run(ensure_topics(s))
-    jobs = [tagged_job(i) for i in range(8)]
-    asyncio.run(produce(bootstrap, s.topics.judge_jobs, [record(j) for j in jobs]))
-    hold = HoldSecondCalls(lambda b: Reply.message(text='{"verdict": "yes"}'),
-                           lambda b: Reply.message(text=json.dumps(GOOD)))
-    with FakeAnthropic(responder=hold) as fake:
-        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
-        results, log = kill_and_restart(
-            lambda tag: WorkerProcess("replay", s, tmp_path / f"replay-{tag}.log", env,
-                                      ("cli.main", "replay", "judge")),
-            fake, hold, len(jobs), (bootstrap, s.topics.judge_results),
-            lambda rs: len({orjson.loads(r.value)["job_id"] for r in rs}) >= len(jobs))
-        paid = first_calls_paid(fake, job_tag)
-    twice = sum(n - 1 for n in paid.values())
-    print(f"kill replay judge: first calls paid twice {twice}")
-    assert Counter(r["job_id"] for r in values(results)) == Counter(j.job_id for j in jobs)
+    assert set(paid) == {k.decode() for k, _ in requests}
     assert twice == 0, log[-3000:]

@@ -9,7 +9,7 @@ import orjson
 
 from agents.calibrate.compare import table
 from agents.judge.versioning import TYPEDRIFT_LABEL
-from schemas.chart_review import name_agents
+from schemas.reviewer_labels import name_agents
 from streams.settings import Settings
 from tools.demo.tally import Expect, Seen
 

@@ -79,8 +79,22 @@ def test_calibration_rows_read_calibration_records() -> None:
     assert [r["field_id"] for r in rows] == ["a", "b"]
     assert rows[1] == {"task_id": "t", "field_id": "b", "prompt_version": "v1", "judged": 12,
                        "n": 10, "accuracy": 0.9, "accuracy_counts": "9/10",
-                       "confusion": {"labels": [], "counts": []}, "kappa": 0.8,
+                       "confusion": {"labels": [], "tokens": [], "counts": []}, "kappa": 0.8,
                        "fallback": pytest.approx(1 / 12), "cost_usd": 0.12}
     bad = calibration_rows([{**record, "confusion": {"labels": ["a"], "counts": [[1, 2]]}}])
     assert bad[0]["confusion"] is None  # a malformed matrix is not drawn
     assert rows[0]["accuracy"] is None and rows[0]["kappa"] is None
+
+
+def test_the_confusion_matrix_names_the_reviewers_by_agent_id() -> None:
+    tokens = ["agent_a_error", "agent_b_error", "guideline_gap", "true_ambiguity", "n_a"]
+    counts = [[0, 1, 0, 0, 0]] + [[0] * 5] * 4
+    record = {"task_id": "t", "field_id": "b", "prompt_version": "v1",
+              "confusion": {"labels": tokens, "counts": counts},
+              "agents": ["default", "skeptical", "third"]}
+    matrix = calibration_rows([record])[0]["confusion"]
+    assert matrix["labels"] == ["error of default", "error of skeptical", "guideline gap",
+                                "true ambiguity", "n/a (not a disagreement)"]
+    assert matrix["tokens"] == tokens and matrix["counts"] == counts
+    older = calibration_rows([{**record, "agents": None}])[0]["confusion"]  # before `agents`
+    assert older["labels"][:2] == ["error of the first agent", "error of the second agent"]

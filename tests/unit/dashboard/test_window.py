@@ -4,13 +4,13 @@ from typing import Any
 
 import pytest
 
+from dashboard.rows import debrief_cards
 from dashboard.window import (
     CALIBRATION,
     EVALUATIONS,
     JOBS,
     RESULTS,
     Window,
-    debrief_cards,
     record_id,
 )
 

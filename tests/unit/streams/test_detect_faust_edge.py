@@ -1,35 +1,10 @@
-"""The detect Faust edge's guard: a failed output stops the worker before an offset commit."""
+"""The detect Faust edge: the input-partition warning, and why it writes cell states straight to
+the producer (the output guard is tested with the other watchdogs, test_watchdogs.py)."""
 
 from __future__ import annotations
 
 import asyncio
-import os
 from types import SimpleNamespace
-
-import pytest
-
-from streams.detect import faust_edge
-
-
-@pytest.mark.parametrize(("outcome", "exits"), [("ok", False), ("error", True),
-                                                ("cancel", False)])
-def test_failed_output_exits_before_commit(monkeypatch: pytest.MonkeyPatch, outcome: str,
-                                           exits: bool) -> None:
-    codes: list[int] = []
-    monkeypatch.setattr(os, "_exit", codes.append)
-    loop = asyncio.new_event_loop()
-    try:
-        fut: asyncio.Future[int] = loop.create_future()
-        if outcome == "ok":
-            fut.set_result(1)
-        elif outcome == "error":
-            fut.set_exception(ConnectionError("broker gone"))
-        else:
-            fut.cancel()
-        faust_edge._exit_if_unpublished(fut)
-    finally:
-        loop.close()
-    assert codes == ([faust_edge.EXIT_UNPUBLISHED] if exits else [])
 
 
 def test_fewer_input_partitions_than_configured_is_reported() -> None:

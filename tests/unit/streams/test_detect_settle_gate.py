@@ -173,6 +173,45 @@ def test_a_gap_without_records_is_accepted_after_one_re_read() -> None:
     assert gate.read(0, 11) is None  # the same gap again: accepted, not sought again
 
 
+def test_re_read_gaps_are_kept_across_resets_until_the_commit_passes_them() -> None:
+    """A gap read again once is remembered after a rebalance (re-read from the commit, it
+    comes back and is accepted), and forgotten once the group committed past it."""
+    gate = SettleGate()
+    gate.resume({0: 12}, {0: 0})
+    gate.read(0, 4)
+    assert gate.read(0, 7) == 5
+    gate.reset()                      # a rebalance: read again from the commit (4)
+    gate.read(0, 4)
+    assert gate.read(0, 7) is None    # the same gap: accepted, no second seek
+    gate.resume({0: 12}, {0: 5})      # committed at 5: the gap starting at 5 may come back
+    gate.reset()
+    gate.read(0, 4)
+    assert gate.read(0, 7) is None
+    gate.resume({0: 12}, {0: 6})      # committed past the gap's start: forgotten
+    gate.reset()
+    gate.read(0, 4)                   # (only a seek below the commit could deliver this)
+    assert gate.read(0, 7) == 5
+
+
+def test_re_read_gaps_remembered_are_capped_oldest_first() -> None:
+    """A partition whose commit never moves (a stuck group) still cannot grow the memory of
+    gaps without bound: past MAX_RETRIED the oldest is forgotten (read again once more)."""
+    from streams.detect.backlog import MAX_RETRIED
+
+    gate = SettleGate()
+    gate.read(0, 0)
+    for n in range(MAX_RETRIED + 5):  # a gap at every odd offset: 1, 3, 5, ...
+        assert gate.read(0, 2 * n + 2) == 2 * n + 1
+    assert len(gate._retried) == MAX_RETRIED
+    newest = 2 * (MAX_RETRIED + 4) + 1
+    gate.reset()
+    gate.read(0, newest - 1)
+    assert gate.read(0, newest + 1) is None   # still remembered: accepted
+    gate.reset()
+    gate.read(0, 0)
+    assert gate.read(0, 2) == 1               # the oldest was forgotten: sought once more
+
+
 def test_a_reset_forgets_holes() -> None:
     gate = SettleGate()
     gate.resume({0: 10}, {0: 0})

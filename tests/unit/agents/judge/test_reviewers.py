@@ -8,7 +8,7 @@ import pytest
 
 from agents.calibrate.core import reviewer_agents
 from agents.judge.reviewers import correct_agents, error_agent
-from schemas.chart_review import JudgeAnalysis, name_agents
+from schemas.chart_review import JudgeAnalysis
 
 
 def analysis(correctness: str, hint: str = "n_a", suggested: Any = "yes") -> JudgeAnalysis:
@@ -42,14 +42,6 @@ def test_correct_agents_by_id(correctness: str, agents: tuple[str, ...],
     ("agent_b_error", ("default",), None), ("guideline_gap", TWO, None), ("n_a", TWO, None)])
 def test_error_agent_by_id(hint: str, agents: tuple[str, ...], expected: str | None) -> None:
     assert error_agent(analysis("n_a", hint), agents) == expected
-
-
-@pytest.mark.parametrize(("label", "expected"), [
-    ("agent_a", "default"), ("agent_b_error", "skeptical_error"), ("both", "default+skeptical"),
-    ("neither", "neither"), ("guideline_gap", "guideline_gap"), (None, None)])
-def test_labels_name_their_agents(label: str | None, expected: str | None) -> None:
-    assert name_agents(label, THREE) == expected
-    assert name_agents(label, ()) == label  # an older result without agents keeps its label
 
 
 def test_calibration_names_the_agents_most_results_list() -> None:

@@ -1,5 +1,6 @@
-"""A worker whose group membership died for good exits non-zero (its supervisor restarts it)
-instead of staying alive consuming nothing."""
+"""A worker that cannot go on exits non-zero (its supervisor restarts it) instead of staying
+alive consuming nothing: its group membership died for good, its join never finishes, or an
+output was refused (then before the input's offset is committed)."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from streams import app as app_module
+from streams import watchdogs
 from streams.exit_codes import ExitCode
 from streams.group_join import membership_error
 
@@ -64,12 +65,12 @@ def test_worker_exits_once_membership_is_lost(monkeypatch: pytest.MonkeyPatch,
     fake_app = SimpleNamespace(consumer=SimpleNamespace(_thread=SimpleNamespace(
         _consumer=consumer)), conf=SimpleNamespace(id="g-detect"))
     try:
-        with caplog.at_level(logging.INFO, logger="streams.app"):
-            app_module.exit_if_membership_lost(fake_app)
+        with caplog.at_level(logging.INFO, logger="streams.watchdogs"):
+            watchdogs.exit_if_membership_lost(fake_app)
     finally:
         loop.close()
     assert codes == ([ExitCode.FAILURE] if task == "died" else [])
-    lines = [r for r in caplog.records if r.name == "streams.app"]
+    lines = [r for r in caplog.records if r.name == "streams.watchdogs"]
     assert len(lines) == (1 if task == "died" else 0)
     if lines:
         assert lines[0].levelno == logging.CRITICAL
@@ -80,7 +81,7 @@ def test_worker_exits_once_membership_is_lost(monkeypatch: pytest.MonkeyPatch,
 def test_a_join_that_never_finishes_exits_past_the_limit(monkeypatch: pytest.MonkeyPatch) -> None:
     codes: list[int] = []
     monkeypatch.setattr(os, "_exit", codes.append)
-    watch = app_module.JoinWatch(limit=70.0)
+    watch = watchdogs.JoinWatch(limit=70.0)
     conf = SimpleNamespace(id="g-detect")
     never = SimpleNamespace(consumer_generation_id=0, rebalancing=False, conf=conf)
     watch.check(never, 0.0)
@@ -101,3 +102,24 @@ def test_a_join_that_never_finishes_exits_past_the_limit(monkeypatch: pytest.Mon
     assert codes == []
     watch.check(stuck, 671.0)
     assert codes == [ExitCode.FAILURE]
+
+
+@pytest.mark.parametrize(("outcome", "exits"), [("ok", False), ("error", True),
+                                                ("cancel", False)])
+def test_failed_output_exits_before_commit(monkeypatch: pytest.MonkeyPatch, outcome: str,
+                                           exits: bool) -> None:
+    codes: list[int] = []
+    monkeypatch.setattr(os, "_exit", codes.append)
+    loop = asyncio.new_event_loop()
+    try:
+        fut: asyncio.Future[int] = loop.create_future()
+        if outcome == "ok":
+            fut.set_result(1)
+        elif outcome == "error":
+            fut.set_exception(ConnectionError("broker gone"))
+        else:
+            fut.cancel()
+        watchdogs.exit_if_unpublished(fut)
+    finally:
+        loop.close()
+    assert codes == ([watchdogs.EXIT_UNPUBLISHED] if exits else [])
