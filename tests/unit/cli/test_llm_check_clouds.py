@@ -49,14 +49,15 @@ def test_without_credentials_it_says_which_chain(monkeypatch: pytest.MonkeyPatch
         code = main(["llm", "check", "--provider", "bedrock", "--model", "claude-haiku-4-5"])
     # bedrock is the configured provider: every worker would refuse to start, so exit 2
     assert code == 2 and fake.requests == []
-    assert "no bedrock credentials found" in capsys.readouterr().out
+    err = capsys.readouterr().err
+    assert err.startswith("judgeflow: llm check: no bedrock credentials found"), err
 
 
 def test_a_model_bedrock_lacks_exits_2(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                        capsys: pytest.CaptureFixture[str]) -> None:
     with cloud_env.bedrock(monkeypatch, tmp_path):
         code = main(["llm", "check", "--provider", "bedrock", "--model", "claude-opus-5"])
-    assert code == 2 and "has no bedrock model id" in capsys.readouterr().out
+    assert code == 2 and "has no bedrock model id" in capsys.readouterr().err
 
 
 def test_bedrock_mantle_for_a_5x_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
