@@ -93,6 +93,8 @@ def test_demo_stops_when_a_worker_dies_and_says_why() -> None:
     stopped = re.search(r"^judgeflow: demo: stopped after (\d+)s: (.*)$", proc.stderr, re.M)
     assert stopped is not None, proc.stderr[-3000:]
     assert "stopped after" not in proc.stdout
+    assert [line for line in proc.stderr.splitlines() if line.startswith("judgeflow")] == [
+        stopped.group(0)]  # one line: it names the kept worker logs itself
     assert int(stopped.group(1)) < 120
     assert "worker exited with status 2: " in stopped.group(2)
     assert "cannot start: skill folder /nope does not exist" in stopped.group(2)
