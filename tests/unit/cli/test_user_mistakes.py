@@ -40,7 +40,11 @@ CASES = [
      "judgeflow: llm check: no bedrock credentials found"),
     ({"JUDGEFLOW_LLM__PROVIDER": "bedrock"}, ["llm", "check"], 2,
      "judgeflow: llm check: llm.provider bedrock: No AWS region"),
-    ({}, ["llm", "check", "--provider", "vertex"], 2, "judgeflow: llm check: "),
+    ({}, ["llm", "check", "--provider", "vertex"], 2,
+     "judgeflow: llm check: llm.provider vertex needs a project"),
+    ({"ANTHROPIC_VERTEX_PROJECT_ID": "p", "CLOUD_ML_REGION": "us-east5"},
+     ["llm", "check", "--provider", "vertex"], 2,
+     "judgeflow: llm check: no vertex credentials found"),
     ({"JUDGEFLOW_LLM__CRITERION_MODELS": "{bad"}, ["config"], 2,
      "invalid configuration: JUDGEFLOW_LLM__CRITERION_MODELS is not valid JSON: Expecting"),
     # the offline provider too: a typo must not wait for the switch to a paid one
