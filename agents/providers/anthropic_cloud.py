@@ -76,7 +76,7 @@ class CloudProvider(AnthropicProvider):
 
     def __init__(self, settings: LLMSettings, key: str, *, client: Any = None,
                  budget: Budget | None = None, base_url: str | None = None) -> None:
-        self.platform = platforms.get(key)
+        self.platform = platforms.get(key, settings.platforms_file)
         self.platform_model = self.platform.model(key, settings.model)
         #: The endpoint serving the model (Bedrock: InvokeModel or bedrock-mantle).
         self.endpoint = self.platform.endpoint_of(self.platform_model)

@@ -10,6 +10,11 @@ endpoint that serves it, the platform's own model id and lifecycle (a platform k
 schedule). Prices stay in the model catalogue (:mod:`agents.providers.catalogue`): judgeflow
 prices platform calls at the Claude API's list prices, which is what the platforms' own
 price pages are compared against.
+
+An operator adds or overrides entries without a release with ``llm.platforms_file``
+(``JUDGEFLOW_LLM__PLATFORMS_FILE``): a JSON file of the same shape holding only what changes,
+``{"platforms": {"vertex": {"models": {"claude-x": {"id": ..., "source": ...}}}}}``; its
+models and endpoints add to or replace the packaged ones by key (:func:`load`).
 """
 
 from __future__ import annotations
@@ -18,11 +23,12 @@ import json
 from datetime import date
 from functools import cache
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from agents.errors import AgentsError
+from schemas.errors import describe
 
 PACKAGED = Path(__file__).with_name("platforms.json")
 Lifecycle = Literal["active", "deprecated", "retired"]
@@ -93,7 +99,8 @@ class Platform(BaseModel):
         if entry is None:
             raise AgentsError(f"model {catalogue_id!r} has no {key} model id in judgeflow's "
                               f"platform data; {key} models: {', '.join(sorted(self.models))}"
-                              " (agents/providers/platforms.json, docs/configuration.md)")
+                              " (add one with JUDGEFLOW_LLM__PLATFORMS_FILE, see "
+                              "docs/configuration.md)")
         return entry
 
     def endpoint_of(self, entry: PlatformModel) -> Endpoint:
@@ -109,11 +116,50 @@ class Platform(BaseModel):
             endpoint is None or self.endpoint_key(m) == endpoint)), None)
 
 
+def _read(path: Path) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_text())
+    except OSError as exc:
+        raise AgentsError(f"cannot read the platforms file {path}: {exc.strerror}") from None
+    except ValueError as exc:
+        raise AgentsError(f"the platforms file {path} is not valid JSON: {exc}") from None
+    if not isinstance(data, dict) or not isinstance(data.get("platforms"), dict):
+        raise AgentsError(f"the platforms file {path} must be {{\"platforms\": {{...}}}}")
+    return data["platforms"]  # type: ignore[no-any-return]
+
+
+def merged(packaged: dict[str, Any], extra: dict[str, Any], where: str) -> dict[str, Any]:
+    """``packaged`` with ``extra``'s platforms merged in: their models and endpoints add to
+    or replace the packaged ones by key (a platform judgeflow has no client for is refused)."""
+    out = {k: dict(v) for k, v in packaged.items()}
+    for key, change in extra.items():
+        if key not in out:
+            raise AgentsError(f"{where}: unknown platform {key!r}; platforms: "
+                              f"{', '.join(sorted(out))}")
+        if not isinstance(change, dict):
+            raise AgentsError(f"{where}: platform {key!r} must be an object")
+        for part in ("endpoints", "models"):
+            out[key][part] = {**out[key].get(part, {}), **change.get(part, {})}
+        if "name" in change:
+            out[key]["name"] = change["name"]
+    return out
+
+
 @cache
-def load() -> dict[str, Platform]:
-    data = json.loads(PACKAGED.read_text())
-    return {k: Platform.model_validate(v) for k, v in data["platforms"].items()}
+def load(extra: Path | None = None) -> dict[str, Platform]:
+    """The packaged platform data, with ``extra``'s entries added or replacing by key."""
+    data = json.loads(PACKAGED.read_text())["platforms"]
+    if extra is not None:
+        data = merged(data, _read(Path(extra)), f"the platforms file {extra}")
+    out: dict[str, Platform] = {}
+    for key, value in data.items():
+        try:
+            out[key] = Platform.model_validate(value)
+        except ValidationError as exc:  # only an operator's file can make the data invalid
+            raise AgentsError(f"the platforms file {extra}: platform {key!r}: "
+                              f"{describe(exc, limit=1, root='')}") from None
+    return out
 
 
-def get(key: str) -> Platform:
-    return load()[key]
+def get(key: str, extra: Path | None = None) -> Platform:
+    return load(extra)[key]

@@ -46,6 +46,10 @@ class LLMSettings(BaseModel):
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
     #: A JSON model catalogue whose entries add to / replace the packaged ones.
     models_file: Path | None = None
+    #: A JSON file of Bedrock/Vertex model ids, lifecycles and endpoints that add to /
+    #: replace the packaged ``agents/providers/platforms.json`` (a platform's new model
+    #: without a release).
+    platforms_file: Path | None = None
     #: Prompt-cache lifetime asked for (``cache_control.ttl``); priced accordingly.
     cache_ttl: Literal["5m", "1h"] = "5m"
     #: Count each distinct cacheable prefix once (count_tokens) and log whether it caches.

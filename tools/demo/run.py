@@ -22,6 +22,7 @@ import orjson
 
 from agents.settings import Settings
 from streams import kafka_clients
+from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_settings import KafkaSettings
 from streams.topics import assign_all, ensure_topics
 from tools.demo.tally import Expect, Seen
@@ -226,14 +227,13 @@ def _pipeline(s: Settings, target: Target, settle: float, timeout: float, out: A
         dead = [p for p in procs if not p.alive]
         reasons = [f"{p.name} worker {p.exit_reason()}" for p in dead]
     if dead:  # the tables would only show what the dead worker never produced
-        print(f"\njudgeflow demo: stopped after {time.monotonic() - started:.0f}s: "
-              f"{'; '.join(reasons)}. Worker logs: {work}", file=out, flush=True)
-        return 1
+        # the reason is an error: one `judgeflow:` line on stderr through the one map
+        raise CommandError(f"demo: stopped after {time.monotonic() - started:.0f}s: "
+                           f"{'; '.join(reasons)}. Worker logs: {work}", ExitCode.FAILURE)
     report(seen, s, out, topic_prefix=target.prefix)
     if not ok:
-        print(f"\njudgeflow demo: incomplete after {timeout:.0f}s. Worker logs: {work}",
-              file=out, flush=True)
-        return 1
+        raise CommandError(f"demo: incomplete after {timeout:.0f}s. Worker logs: {work}",
+                           ExitCode.FAILURE)
     if hold_fn is not None:  # `--dashboard`: the page over the demo's topics until Ctrl-C
         hold_fn(s, work)
-    return 0
+    return ExitCode.OK

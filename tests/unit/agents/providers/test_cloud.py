@@ -178,7 +178,7 @@ async def test_bedrock_without_token_counting_estimates_and_has_no_batches(
 
 @pytest.mark.parametrize(("provider", "model", "says"), [
     ("bedrock", "claude-opus-5", "has no bedrock model id"),
-    ("vertex", "claude-opus-5-5", "has no vertex model id"),
+    ("vertex", "claude-opus-5", "has no vertex model id"),  # not on Vertex's list
     ("bedrock", "claude-nope-1", "not in the model catalogue"),
 ])
 def test_a_model_the_platform_lacks_is_one_line(monkeypatch: pytest.MonkeyPatch,
