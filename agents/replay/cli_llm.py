@@ -92,8 +92,8 @@ def dry_run_report(head: str, out: Any, filters: Any) -> str:
                   f"{c.cache_write_tokens}, read {c.cache_read_tokens}), output "
                   f"{c.output_tokens}: ${c.usd:.4f}" for m, c in e.by_model.items()]
     if out.batch:
-        lines += ["  --batch: input and output of each first call at the model's batch "
-                  "discount; cache writes and reads at full price;",
+        lines += ["  --batch: all usage of each first call (cache writes and reads "
+                  "included) at the model's batch discount;",
                   "  repair round-trips are live calls at full price and, like retries, not "
                   "in this estimate: the real figure is not exactly half the live one"]
     return "\n".join(lines)
