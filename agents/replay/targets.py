@@ -63,9 +63,11 @@ async def start_routes(routes: dict[str, Route], metrics: Metrics,
     """The worker's start-up checks for every per-criterion provider (credentials, the
     Models API: unknown or retired model, effort), each closed when the replay ends; with
     ``batch`` each model must also support the Message Batches API."""
-    for route in {id(r.provider): r for r in routes.values()}.values():
+    distinct = list({id(r.provider): r for r in routes.values()}.values())
+    for route in distinct:  # all closed, also those not checked when one check fails
+        stack.push_async_callback(route.provider.aclose)  # type: ignore[attr-defined]
+    for route in distinct:
         p = route.provider
-        stack.push_async_callback(p.aclose)  # type: ignore[attr-defined]
         require_credentials(p)
         await check_provider(p, route.settings.llm, metrics)
         facts = getattr(p, "facts", None)

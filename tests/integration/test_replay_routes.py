@@ -36,9 +36,9 @@ SONNET = str(LLM["model"])
 ROUTES = {"t2dm_dx": {"model": HAIKU}}
 
 
-def routed_settings(bootstrap: str, tmp_path: Path) -> Settings:
+def routed_settings(bootstrap: str, tmp_path: Path, routes: Any = None) -> Settings:
     (tmp_path / "data").mkdir(exist_ok=True)
-    return make_settings(bootstrap, llm={**LLM, "criterion_models": ROUTES},
+    return make_settings(bootstrap, llm={**LLM, "criterion_models": routes or ROUTES},
                          skill_dir=gated_skill(tmp_path / "data"),
                          charts_dir=write_charts(tmp_path / "data"))
 
@@ -180,3 +180,24 @@ async def test_a_replay_tells_the_judge_the_gate_answer(
     assert gate + "true (a reviewer adjudicated it); the gate is met" in case_of("T1")
     assert gate + "not known to the judge (its cell has not been decided yet)" \
         in case_of("T2")
+
+
+async def test_a_replay_checks_each_routed_model_at_start(
+        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Haiku 4.5 takes no effort (the Models API says so): the worker refuses to start, and
+    # so does a replay, before any job is priced or judged
+    s = routed_settings(bootstrap, tmp_path,
+                        {"t2dm_dx": {"model": "claude-haiku-4-5", "effort": "low"}})
+    await ensure_topics(s)
+    await produce(bootstrap, s.topics.judge_jobs, [record(j) for j in cells(1)])
+    with FakeAnthropic(responder=reply) as fake:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
+        monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+        dry = run_cli(s, "replay", "judge", "--dry-run")
+        run = run_cli(s, "replay", "judge")
+        sent = fake.message_requests()
+    for proc in (dry, run):
+        assert proc.returncode == 2, proc.stdout + proc.stderr[-2000:]
+        assert "claude-haiku-4-5" in proc.stderr and "effort" in proc.stderr
+        assert "Traceback" not in proc.stderr
+    assert not sent
