@@ -18,7 +18,8 @@ from agents.judge.gates import ADJUDICATED, PENDING, GateAnswer
 from schemas.chart_review import JudgeJob
 from schemas.skill import Criterion
 
-#: Marks a gate answer that was not looked up (no gate store: e.g. a replay).
+#: Marks a gate answer that was not looked up (a Judge built without a gate store; the
+#: worker and replays always pass one, see agents.judge.gates_feed.following).
 UNKNOWN: Any = object()
 LABELS = "ABCDEFGHIJ"
 

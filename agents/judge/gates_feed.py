@@ -7,7 +7,9 @@ that is not valid is skipped and counted.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from pydantic import ValidationError
@@ -20,6 +22,8 @@ from streams.settings import Settings
 from streams.topics import assign_all
 
 log = logging.getLogger(__name__)
+#: How long a start waits for the follower to read both topics to their end.
+CATCH_UP_SECONDS = 60.0
 
 
 def absorb(store: GateAnswers, value: bytes | None, adjudication: bool = False) -> bool:
@@ -65,6 +69,37 @@ async def follow_outcomes(settings: Settings, store: GateAnswers,
                                     rec.topic, skipped)
     finally:
         await consumer.stop()
+
+
+@contextlib.asynccontextmanager
+async def following(settings: Settings, store: GateAnswers, who: str = "judge",
+                    wait_seconds: float = CATCH_UP_SECONDS) -> AsyncIterator[GateAnswers]:
+    """``store`` fed by :func:`follow_outcomes` while the block runs, entered only once both
+    topics were read to their end (or ``wait_seconds`` passed: a warning, and the answers
+    arrive as the follower catches up). The judge worker and ``replay judge`` both judge
+    inside it, so a replay tells the model what production tells it. A follower that fails
+    stops the start with its error. Nothing to follow when no criterion is gated."""
+    if not store.fields:
+        yield store
+        return
+    caught_up = asyncio.Event()
+    follower = asyncio.get_running_loop().create_task(
+        follow_outcomes(settings, store, caught_up))
+    waiter = asyncio.create_task(caught_up.wait())
+    try:
+        done, _ = await asyncio.wait({follower, waiter}, timeout=wait_seconds,
+                                     return_when=asyncio.FIRST_COMPLETED)
+        if follower in done:
+            follower.result()  # the follower failed: its error stops the start
+        elif not caught_up.is_set():
+            log.warning("%s: cell outcomes not read to their end within %ss; gate answers "
+                        "arrive as the follower catches up", who, wait_seconds)
+        yield store
+    finally:
+        for task in (waiter, follower):
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
 
 
 async def _at_end(consumer: AIOKafkaConsumer, ends: dict[TopicPartition, int]) -> bool:

@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from agents.context.charts import ChartStore
 from agents.errors import AgentsError
 from agents.judge.gates import GateAnswers
-from agents.judge.gates_feed import follow_outcomes
+from agents.judge.gates_feed import following
 from agents.judge.judge import Judge
 from agents.judge.routes import build_routes, check_overrides
 from agents.providers.base import Provider
@@ -45,8 +45,6 @@ from streams.topics import ensure_topics
 from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
-#: How long the start waits for the cell-outcomes follower to catch up.
-GATE_CATCH_UP_SECONDS = 60.0
 
 
 def decode_job(value: bytes | None) -> JudgeJob:
@@ -135,29 +133,13 @@ async def serve(settings: Settings, provider: Provider | None = None,
                      field_id, route.provider.model, route.settings.llm.effort or "default",
                      judge._versions[field_id])
         # Gated criteria get their gate cell's answer from the cell outcomes (when decided):
-        # the follower catches up with the topic before the first job is judged.
-        follower = None
-        if gates.fields:
-            caught_up = asyncio.Event()
-            follower = asyncio.get_running_loop().create_task(
-                follow_outcomes(settings, gates, caught_up))
-            done, _ = await asyncio.wait({follower, asyncio.create_task(caught_up.wait())},
-                                         timeout=GATE_CATCH_UP_SECONDS,
-                                         return_when=asyncio.FIRST_COMPLETED)
-            if follower in done:
-                follower.result()  # the follower failed: its error stops the start
-            elif not caught_up.is_set():
-                log.warning("judge: cell outcomes not read to their end within %ss; gate "
-                            "answers arrive as the follower catches up", GATE_CATCH_UP_SECONDS)
+        # the follower catches up with the topics before the first job is judged.
         try:
-            await serve_until(worker, stop, provider)
+            async with following(settings, gates):
+                await serve_until(worker, stop, provider)
         finally:
             for route in {id(r.provider): r for r in routes.values()}.values():
                 await route.provider.aclose()  # type: ignore[attr-defined]
-            if follower is not None:
-                follower.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await follower
 
 
 def run_worker(settings: Settings) -> int:

@@ -38,9 +38,10 @@ _CURRENT: contextvars.ContextVar[str | None] = contextvars.ContextVar("batch_job
 class PresetProvider:
     """The live provider, except that a job's first call returns its batch answer."""
 
-    def __init__(self, live: Any) -> None:
+    def __init__(self, live: Any, presets: dict[str, LLMResponse] | None = None) -> None:
         self.live, self.name, self.model = live, live.name, live.model
-        self.presets: dict[str, LLMResponse] = {}
+        #: batch answers by custom id; shared by the per-criterion routes' providers
+        self.presets: dict[str, LLMResponse] = {} if presets is None else presets
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
         cid = _CURRENT.get()
@@ -83,10 +84,19 @@ async def _collect(live: Any, batch_id: str, presets: dict[str, LLMResponse],
         log.warning("batch %s: %d request(s) errored or expired; re-queued", batch_id, failed)
 
 
+def _submitter(target: Target, item: Any, default: Any) -> Any:
+    """The live provider whose model and effort judge ``item`` (its criterion's route)."""
+    pricing = target.price_of(item)
+    provider = default if pricing is None else pricing.provider
+    return getattr(provider, "live", provider)
+
+
 async def _pending(settings: Settings, target: Target, p: Plan,
-                   presets: dict[str, LLMResponse]) -> list[tuple[str, LLMRequest]]:
-    """First requests of the range's jobs that need a call and have no batch answer yet."""
-    todo: list[tuple[str, LLMRequest]] = []
+                   presets: dict[str, LLMResponse], default: Any
+                   ) -> list[tuple[Any, str, LLMRequest]]:
+    """First requests of the range's jobs that need a call and have no batch answer yet,
+    each with the live provider that builds its params (model, effort)."""
+    todo: list[tuple[Any, str, LLMRequest]] = []
 
     async def one(rec: Any) -> None:
         try:
@@ -97,7 +107,7 @@ async def _pending(settings: Settings, target: Target, p: Plan,
         if target.keep(item) and not target.published(cid) and cid not in presets:
             request = target.first_request(item)
             if request is not None:
-                todo.append((cid, request))
+                todo.append((_submitter(target, item, default), cid, request))
 
     await read_range(settings, p, one)
     return todo
@@ -112,15 +122,17 @@ async def run_batch(settings: Settings, target: Target, preset: PresetProvider,
         log.info("collecting batch %s submitted by an earlier run", old.batch_id)
         await _collect(live, old.batch_id, preset.presets, first_poll)
     for _ in range(MAX_ROUNDS):
-        todo = await _pending(settings, target, p, preset.presets)
-        if todo:
-            submitted = await live.submit_batch(todo)  # one batch per 100,000 / 256 MB
-            for batch_id, ids in submitted:
+        todo = await _pending(settings, target, p, preset.presets, live)
+        submitted: list[str] = []
+        for provider, items in _by_provider(todo):  # every request carries its own model
+            for batch_id, ids in await provider.submit_batch(items):  # 100,000 / 256 MB
                 await record(settings, p.group, target.input_topic, target.version,
                              batch_id, ids)
-                log.info("batch %s: %d request(s) submitted", batch_id, len(ids))
-            for batch_id, _ in submitted:
-                await _collect(live, batch_id, preset.presets, first_poll)
+                log.info("batch %s: %d request(s) for %s submitted", batch_id, len(ids),
+                         provider.model)
+                submitted.append(batch_id)
+        for batch_id in submitted:
+            await _collect(live, batch_id, preset.presets, first_poll)
 
         def gate(item: Any) -> bool:
             cid = target.result_id(item)
@@ -137,4 +149,18 @@ async def run_batch(settings: Settings, target: Target, preset: PresetProvider,
         if not tally.deferred:
             break
         p = await replan()
+    if total.deferred:
+        total.stopped_by = "unanswered"  # never "0 new results" as if nothing was to do
+        log.warning("replay --batch: %d job(s) still without a batch answer after %d "
+                    "round(s); run again to re-submit them", total.deferred, MAX_ROUNDS)
     return total
+
+
+def _by_provider(todo: list[tuple[Any, str, LLMRequest]]
+                 ) -> list[tuple[Any, list[tuple[str, LLMRequest]]]]:
+    """Pending requests grouped by the provider that builds their params, in first-seen
+    order (the default model first when it has jobs)."""
+    groups: dict[int, tuple[Any, list[tuple[str, LLMRequest]]]] = {}
+    for provider, cid, request in todo:
+        groups.setdefault(id(provider), (provider, []))[1].append((cid, request))
+    return list(groups.values())

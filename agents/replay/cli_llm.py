@@ -79,15 +79,21 @@ def dry_run_report(head: str, out: Any, filters: Any) -> str:
                   "  offline provider: no model calls, $0 (set llm.provider and llm.model "
                   "to price a model)"]
         return "\n".join(lines)
-    lines += [f"  priced for provider {out.provider}, model {out.model}",
+    routed = [m for m in e.by_model if m != out.model]
+    lines += [f"  priced for provider {out.provider}, model {out.model}"
+              + (f"; routed by llm.criterion_models: {', '.join(routed)}" if routed else ""),
               f"  to judge: {e.jobs} job(s), {e.calls} model call(s)",
               f"  input tokens: {e.input_tokens} (+ cache write {e.cache_write_tokens}, "
               f"cache read {e.cache_read_tokens}; counted by {e.counted})",
               f"  output tokens: {e.output_tokens} (per call: {e.output_source})",
               f"  estimated cost: ${e.usd:.4f}" + (" at batch prices" if out.batch else "")]
+    if routed:  # each job priced at its own model (Haiku 5.5 by its prompt-length tier)
+        lines += [f"    {m}: {c.calls} call(s), input {c.input_tokens} (+ cache write "
+                  f"{c.cache_write_tokens}, read {c.cache_read_tokens}), output "
+                  f"{c.output_tokens}: ${c.usd:.4f}" for m, c in e.by_model.items()]
     if out.batch:
-        lines += ["  --batch: input and output of each first call at the model's batch "
-                  "discount; cache writes and reads at full price;",
+        lines += ["  --batch: all usage of each first call (cache writes and reads "
+                  "included) at the model's batch discount;",
                   "  repair round-trips are live calls at full price and, like retries, not "
                   "in this estimate: the real figure is not exactly half the live one"]
     return "\n".join(lines)
@@ -133,10 +139,22 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if out.estimate is not None:
         print(dry_run_report(head, out, opts.filters))
         return ExitCode.OK
-    t = out.tally
-    assert t is not None
-    print(f"{head}\n  new results {t.judged}, already published {t.already}, filtered out "
-          f"{t.filtered}, malformed {t.malformed}, dead-lettered {t.failed}; "
-          f"spent ${t.usd:.4f}" + (stop_line(t, args.budget_usd)
-                                   if t.stopped_by == "budget" else ""))
-    return ExitCode.BUDGET_REACHED if t.stopped_by == "budget" else ExitCode.OK
+    assert out.tally is not None
+    text, code = result_report(head, out.tally, args.budget_usd)
+    print(text)
+    return code
+
+
+def result_report(head: str, t: Any, budget: float | None) -> tuple[str, ExitCode]:
+    """The run's summary and exit status: 3 when the budget stopped it, 1 when a --batch
+    run left jobs without an answer (never "0 new results", exit 0, with work left)."""
+    text = (f"{head}\n  new results {t.judged}, already published {t.already}, filtered out "
+            f"{t.filtered}, malformed {t.malformed}, dead-lettered {t.failed}; "
+            f"spent ${t.usd:.4f}")
+    if t.stopped_by == "budget":
+        return text + stop_line(t, budget or 0.0), ExitCode.BUDGET_REACHED
+    if t.stopped_by == "unanswered":
+        return text + (f"\n  NOT DONE: {t.deferred} job(s) got no batch answer (errored or "
+                       "expired every round); run the same command again to re-submit "
+                       "them"), ExitCode.FAILURE
+    return text, ExitCode.OK

@@ -24,7 +24,7 @@ from aiokafka import TopicPartition
 from agents.providers.base import LLMRequest
 from agents.providers.session import track_paid
 from agents.providers.settings import worker_options
-from agents.replay.estimate import Estimator
+from agents.replay.estimate import Estimator, Pricing
 from agents.replay.plan import Plan
 from agents.settings import Settings
 from streams.errors import BadRecord, Unavailable
@@ -48,6 +48,11 @@ class Target:
     published: Callable[[str], bool]  # this result id is already on the output topic
     first_request: Callable[[Any], LLMRequest | None]
     keep: Callable[[Any], bool] = lambda item: True
+    #: the provider, settings and cache minimum that price an item (None: the default model)
+    pricing: Callable[[Any], Pricing] | None = None
+
+    def price_of(self, item: Any) -> Pricing | None:
+        return None if self.pricing is None else self.pricing(item)
 
 
 @dataclass
@@ -144,7 +149,7 @@ class Replay:
         t, reserve = self.tally, 0.0
         if self.budget is not None and self.estimator is not None:
             before = self.estimator.est.usd
-            await self.estimator.add(self.t.first_request(item))
+            await self.estimator.add(self.t.first_request(item), self.t.price_of(item))
             reserve = self.estimator.est.usd - before
             if t.usd + self._reserved + reserve > self.budget:
                 if not t.stopped_by:

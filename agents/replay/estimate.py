@@ -54,6 +54,30 @@ def rough_tokens(request: LLMRequest) -> int:
     return math.ceil(chars(request) / CHARS_PER_TOKEN)
 
 
+@dataclass(frozen=True)
+class Pricing:
+    """What prices one job: the provider that judges it (its model; its ``count_tokens``),
+    that route's LLM settings (catalogue, cache TTL) and its model's minimum cacheable
+    prefix (None: no caching)."""
+
+    provider: Any
+    llm: LLMSettings
+    min_cache_tokens: int | None
+
+
+@dataclass
+class ModelCost:
+    """One model's share of an estimate (a replay with ``llm.criterion_models`` has one per
+    model)."""
+
+    calls: int = 0
+    input_tokens: int = 0
+    cache_write_tokens: int = 0
+    cache_read_tokens: int = 0
+    output_tokens: int = 0
+    usd: float = 0.0
+
+
 @dataclass
 class Estimate:
     jobs: int = 0  # inputs to process (not yet published under this version)
@@ -68,63 +92,89 @@ class Estimate:
     usd: float = 0.0
     counted: str = "count_tokens"
     output_source: str = ""
+    #: the same figures per model, in the order the models were first priced
+    by_model: dict[str, ModelCost] = dataclasses.field(default_factory=dict)
 
     @property
     def usd_per_call(self) -> float:
         return self.usd / self.calls if self.calls else 0.0
 
 
+class _Counter:
+    """Input tokens of one provider's requests: ``count_tokens`` on the first
+    ``EXACT_COUNTS``, then the tokens-per-character ratio they measured (no counter: 3.5
+    characters per token)."""
+
+    def __init__(self, provider: Any, exact_counts: int) -> None:
+        self.count = getattr(provider, "count_prefix_tokens", None)
+        self.measured = [0, 0]  # tokens counted, characters of those requests
+        self.exact_counts = exact_counts
+        self.sampled = False
+
+    async def tokens(self, request: LLMRequest) -> int:
+        if self.count is None:
+            return rough_tokens(request)
+        size = chars(request)
+        if self.measured[0] and self.exact_counts <= 0:
+            self.sampled = True
+            return math.ceil(size * self.measured[0] / self.measured[1])
+        self.exact_counts -= 1
+        n = int(await self.count(request))
+        self.measured[0] += n
+        self.measured[1] += size
+        return n
+
+
 class Estimator:
     def __init__(self, provider: Any, llm: LLMSettings, out_per_call: int,
                  min_cache_tokens: int | None, *, batch: bool = False) -> None:
-        self.provider, self.llm, self.batch = provider, llm, batch
+        self.default = Pricing(provider, llm, min_cache_tokens)
+        self.batch = batch
         self.out = out_per_call
-        self.min_cache = min_cache_tokens
         self.est = Estimate()
-        self._prefixes: dict[str, int] = {}
-        self._count = getattr(provider, "count_prefix_tokens", None)
-        self._measured = [0, 0]  # tokens counted, characters of those requests
+        self._prefixes: dict[tuple[str, str], int] = {}
+        self._counters: dict[int, _Counter] = {}
         self.exact_counts = EXACT_COUNTS
-        if self._count is None:
+        if getattr(provider, "count_prefix_tokens", None) is None:
             self.est.counted = "3.5 characters per token"
 
-    async def _tokens(self, request: LLMRequest) -> int:
-        if self._count is None:
-            return rough_tokens(request)
-        size = chars(request)
-        if self._measured[0] and self.exact_counts <= 0:
-            self.est.counted = "count_tokens on a sample, then its tokens-per-character ratio"
-            return math.ceil(size * self._measured[0] / self._measured[1])
-        self.exact_counts -= 1
-        n = int(await self._count(request))
-        self._measured[0] += n
-        self._measured[1] += size
-        return n
+    def _counter(self, provider: Any) -> _Counter:
+        c = self._counters.get(id(provider))
+        if c is None:
+            c = self._counters[id(provider)] = _Counter(provider, self.exact_counts)
+        return c
 
-    async def add(self, request: LLMRequest | None) -> None:
-        """One job; ``request`` is its first model request (None: decided in code)."""
+    async def add(self, request: LLMRequest | None, pricing: Pricing | None = None) -> None:
+        """One job; ``request`` is its first model request (None: decided in code), priced
+        at ``pricing``'s model (None: the default one)."""
         self.est.jobs += 1
         if request is None:
             return
-        total = await self._tokens(request)
+        p = pricing or self.default
+        model = p.provider.model
+        counter = self._counter(p.provider)
+        total = await counter.tokens(request)
         write = read = 0
-        if self.min_cache is not None and any(b.cache for b in request.system):
-            key = prefix_key(request)
+        if p.min_cache_tokens is not None and any(b.cache for b in request.system):
+            key = (model, prefix_key(request))  # each model caches its own prefix
             if key not in self._prefixes:
                 last = max(i for i, b in enumerate(request.system) if b.cache)
                 prefix = dataclasses.replace(request, system=request.system[:last + 1],
                                              messages=())
-                self._prefixes[key] = await self._tokens(prefix)
-                if self._prefixes[key] >= self.min_cache:
+                self._prefixes[key] = await counter.tokens(prefix)
+                if self._prefixes[key] >= p.min_cache_tokens:
                     write = self._prefixes[key]
-            elif self._prefixes[key] >= self.min_cache:
+            elif self._prefixes[key] >= p.min_cache_tokens:
                 read = self._prefixes[key]
+        if counter.sampled:
+            self.est.counted = "count_tokens on a sample, then its tokens-per-character ratio"
         usage = TokenUsage(input_tokens=max(0, total - write - read), output_tokens=self.out,
                            cache_read_input_tokens=read, cache_creation_input_tokens=write)
-        e = self.est
-        e.calls += 1
-        e.input_tokens += usage.input_tokens
-        e.cache_write_tokens += write
-        e.cache_read_tokens += read
-        e.output_tokens += self.out
-        e.usd += cost_usd(usage, self.provider.model, self.llm, batch=self.batch)
+        usd = cost_usd(usage, model, p.llm, batch=self.batch)
+        for e in (self.est, self.est.by_model.setdefault(model, ModelCost())):
+            e.calls += 1
+            e.input_tokens += usage.input_tokens
+            e.cache_write_tokens += write
+            e.cache_read_tokens += read
+            e.output_tokens += self.out
+            e.usd += usd

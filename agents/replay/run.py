@@ -64,9 +64,10 @@ class Outcome:
 
 
 async def _target(settings: Settings, provider: Any, metrics: Metrics, journal: Journal | None,
-                  opts: Options) -> tuple[Target, Any]:
+                  opts: Options, stack: contextlib.AsyncExitStack) -> tuple[Target, Any]:
     if opts.worker == "judge":
-        return await judge_target(settings, provider, metrics, opts.filters, journal)
+        return await judge_target(settings, provider, metrics, opts.filters, journal,
+                                  stack=stack)
     return await debrief_target(settings, provider, metrics, journal)
 
 
@@ -86,7 +87,7 @@ async def estimate(settings: Settings, target: Target, p: Plan, estimator: Estim
         elif target.published(target.result_id(item)):
             est.already += 1
         else:
-            await estimator.add(target.first_request(item))
+            await estimator.add(target.first_request(item), target.price_of(item))
         if counting is not None:
             counting(est, p.total)
 
@@ -134,7 +135,8 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
         live = not (opts.dry_run or opts.batch or is_offline(provider))
         journal = await stack.enter_async_context(open_journal(
             settings.kafka, settings.topics.llm_journal)) if live else None
-        target, series = await _target(settings, preset or provider, metrics, journal, opts)
+        target, series = await _target(settings, preset or provider, metrics, journal, opts,
+                                       stack)
         group = group_name(opts.worker, target.version, opts.filters.as_dict())
 
         async def replan() -> Plan:

@@ -3,6 +3,8 @@ ids and ledger, built exactly as ``judgeflow worker judge|debrief`` builds them.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,11 +12,15 @@ from agents.context.charts import ChartStore
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler, parse_request
 from agents.errors import AgentsError
+from agents.judge.gates import GateAnswers
+from agents.judge.gates_feed import following
 from agents.judge.judge import Judge
-from agents.judge.routes import build_routes
+from agents.judge.routes import Route, build_routes
 from agents.judge.run import decode_job, make_handler
-from agents.providers.factory import is_offline, make_provider, model_entry
-from agents.replay.driver import Target
+from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
+from agents.providers.startup import check_provider
+from agents.replay.batch import PresetProvider
+from agents.replay.driver import Pricing, Target
 from agents.settings import Settings
 from schemas.chart_review import JudgeJob
 from schemas.medkit import DebriefRequest
@@ -52,27 +58,61 @@ def min_cache(settings: Settings, provider: Any) -> int | None:
     return None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
 
 
+async def start_routes(routes: dict[str, Route], metrics: Metrics,
+                       stack: contextlib.AsyncExitStack, *, batch: bool = False) -> None:
+    """The worker's start-up checks for every per-criterion provider (credentials, the
+    Models API: unknown or retired model, effort), each closed when the replay ends; with
+    ``batch`` each model must also support the Message Batches API."""
+    distinct = list({id(r.provider): r for r in routes.values()}.values())
+    for route in distinct:  # all closed, also those not checked when one check fails
+        stack.push_async_callback(route.provider.aclose)  # type: ignore[attr-defined]
+    for route in distinct:
+        p = route.provider
+        require_credentials(p)
+        await check_provider(p, route.settings.llm, metrics)
+        facts = getattr(p, "facts", None)
+        if batch and facts is not None and not facts.batch:
+            raise AgentsError(f"--batch: the Models API says {p.model} (llm.criterion_models) "
+                              "does not support the Message Batches API; replay without --batch")
+
+
 async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
-                       filters: Filters, journal: Journal | None = None
-                       ) -> tuple[Target, Series]:
+                       filters: Filters, journal: Journal | None = None, *,
+                       stack: contextlib.AsyncExitStack) -> tuple[Target, Series]:
+    """The judge worker's judge, routes and gate answers. ``provider`` may be the
+    :class:`PresetProvider` of a ``--batch`` replay: each route's provider is then wrapped
+    too (sharing its batch answers), so the batch run has the version, the models and the
+    efforts of the dry run. Gate answers (cell outcomes, adjudications outranking) are read
+    to the end before the first job, as the worker does; the offline heuristic uses none."""
     skill = load_skill(settings.skill_dir)
     check_filter("--criterion", filters.criterion, {*skill.criteria, *skill.unavailable})
-    # llm.criterion_models apply to live replays; a --batch replay (PresetProvider) judges
-    # every criterion with the default model
-    routes = {} if is_offline(provider) or hasattr(provider, "presets") else build_routes(
-        settings, skill, make_provider)
+    batch = isinstance(provider, PresetProvider)
+    make: Callable[[Settings], Any] = (
+        (lambda s: PresetProvider(make_provider(s), provider.presets)) if batch
+        else make_provider)
+    routes = {} if is_offline(provider) else build_routes(settings, skill, make)
+    await start_routes(routes, metrics, stack, batch=batch)
+    gates = None
+    if not is_offline(provider):
+        gates = await stack.enter_async_context(following(settings, GateAnswers(skill),
+                                                          "replay"))
     judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
-                  min_cache_tokens=min_cache(settings, provider), routes=routes,
+                  min_cache_tokens=min_cache(settings, provider), gates=gates, routes=routes,
                   journal=journal)
     ledger = await ProducedIds.from_topic(settings.kafka,
                                           settings.topics.judge_results, "result_id", "job_id")
     topics = settings.topics
+
+    def pricing(job: JudgeJob) -> Pricing:
+        s, p = judge.route(job.field_id)
+        return Pricing(p, s.llm, min_cache(s, p))
+
     target = Target(
         worker="judge", version=judge.series_version, input_topic=topics.judge_jobs,
         output_topic=topics.judge_results,
         handler=make_handler(judge, ledger, topics.judge_results), decode=decode_job,
         result_id=judge.result_id, published=ledger.__contains__,
-        first_request=judge.first_request, keep=filters.keep_job)
+        first_request=judge.first_request, keep=filters.keep_job, pricing=pricing)
     return target, ledger.series
 
 

@@ -39,7 +39,7 @@ class Reserve:
     def __init__(self, usd: float) -> None:
         self.per, self.est = usd, SimpleNamespace(usd=0.0)
 
-    async def add(self, request: Any) -> None:
+    async def add(self, request: Any, pricing: Any = None) -> None:
         self.est.usd += self.per
 
 
