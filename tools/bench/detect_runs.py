@@ -205,6 +205,8 @@ def core_run(settings: Settings, events: int, rounds: int = 3) -> float:
     validate, decide, encode the outputs, one changelog record per changed cell per batch
     through the cell store. Baseline, same events and run: decoding each record and
     encoding it again (the floor of any JSON-in, JSON-out processor). µs per event."""
+    import gc
+
     import orjson
 
     from schemas.skill import load_skill
@@ -236,6 +238,10 @@ def core_run(settings: Settings, events: int, rounds: int = 3) -> float:
             assert all(emit.value for emit, _ in batch.emits)
         store.rebuild_index()  # the timer's rescan: nothing to decode for cells it wrote
 
+    # What start-up built is out of the collector's reach in the worker (gc.freeze() in
+    # streams/detect/run.py): the same here, so full collections scan what the loop made.
+    gc.collect()
+    gc.freeze()
     base_us = _timed(floor, rounds) / n * 1e6
     us = _timed(ours, rounds) / n * 1e6
     print(f"  JSON floor (decode + encode each record): {base_us:.1f} µs per event", flush=True)
