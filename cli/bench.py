@@ -53,7 +53,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run_detect(args: argparse.Namespace, settings: Settings) -> int:
     from tools.bench.brokers import KINDS, bench_broker
-    from tools.bench.detect_runs import core_run, detect_runs, memory_run, summary
+    from tools.bench.detect_core import core_run
+    from tools.bench.detect_runs import detect_runs, memory_run, summary
 
     if args.events < 2:
         raise SystemExit("judgeflow bench detect: --events must be at least 2")
