@@ -27,6 +27,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                    help="also measure live arrival: answers produced while the worker runs")
     d.add_argument("--processes", type=positive_int, default=1, metavar="K",
                    help="also measure K detect worker processes sharing the input (K > 1)")
+    d.add_argument("--rounds", type=positive_int, default=1, metavar="R",
+                   help="run the forward-only agent and the detect worker R times each, "
+                   "alternating which goes first, and report the median ratio (the machine "
+                   "is shared: one run decides little; default 1)")
     d.add_argument("--memory", type=non_negative_int, default=0, metavar="CELLS",
                    help="only measure the detect worker's RSS per 10,000 open cells, with "
                    "CELLS cells copied from the sample")
@@ -49,7 +53,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run_detect(args: argparse.Namespace, settings: Settings) -> int:
     from tools.bench.brokers import KINDS, bench_broker
-    from tools.bench.detect_runs import core_run, detect_runs, memory_run, summary
+    from tools.bench.detect_core import core_run
+    from tools.bench.detect_runs import detect_runs, memory_run, summary
 
     if args.events < 2:
         raise SystemExit("judgeflow bench detect: --events must be at least 2")
@@ -71,6 +76,6 @@ def run_detect(args: argparse.Namespace, settings: Settings) -> int:
                 continue
             ratios[b.label] = detect_runs(
                 b.settings, args.events, args.timeout, input_partitions=args.input_partitions,
-                live=args.live, processes=args.processes)
+                live=args.live, processes=args.processes, rounds=args.rounds)
     summary(ratios)
     return ExitCode.OK

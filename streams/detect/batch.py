@@ -53,10 +53,11 @@ class Batch:
             else:
                 state, raw = self.bound(step.state)
                 change = Changed(state, partition, raw)
-        self.touched.add(key)
-        if step.changed:
             self.changed[key] = change
-        self.emits.extend((e, step.note) for e in step.emits)
+        self.touched.add(key)
+        if step.emits:
+            note = step.note
+            self.emits.extend([(e, note) for e in step.emits])
         return step
 
     def answer(self, answer: PlainAnswer, source: Source, now: float) -> Step:

@@ -70,10 +70,11 @@ def is_low_confidence(answer: AgentAnswer, threshold: float) -> bool:
     return conf < threshold
 
 
-#: (canonical, signature, canonical JSON) of scalar raw answers per schema: answers come
-#: from small vocabularies (true, "yes", "no_info"...), and every part is immutable. Each
+#: (canonical, signature, canonical JSON) of scalar raw answers and short lists of strings
+#: per schema: answers come from small vocabularies (true, "yes", "no_info"...), and every
+#: part is immutable (a list's canonical value is a tuple). Each
 #: entry holds its schema, so the schema's id in the key cannot be reused while cached.
-_SCALARS: dict[tuple[int, type, Any], tuple[AnswerSchema, tuple[Any, str, str]]] = {}
+_SCALARS: dict[tuple[int, Any], tuple[AnswerSchema, tuple[Any, str, str]]] = {}
 _SCALARS_MAX = 4096
 
 
@@ -82,11 +83,31 @@ def _normal_form(raw: Any, schema: AnswerSchema) -> tuple[Any, str, str]:
     return canonical, format_signature(raw), orjson.dumps(to_json_value(canonical)).decode()
 
 
+_SCALAR_TYPES = frozenset((type(None), bool, str, int))
+
+
+def _form_key(raw: Any) -> Any:
+    """A cache key for the normal form of ``raw``, or None (not cached): scalars, and lists
+    of strings (list answers repeat too: the same few medications, the same codes)."""
+    kind = type(raw)
+    if kind in _SCALAR_TYPES:
+        # the type too (True == 1 == 1.0 as dict keys)
+        return kind, raw
+    if kind is float:
+        return kind, repr(raw)  # a float's spelling (-0.0 == 0.0)
+    if kind is list and len(raw) <= 16:
+        for item in raw:
+            if type(item) is not str:
+                return None
+        return kind, tuple(raw)
+    return None
+
+
 def normalize_answer(answer: AgentAnswer, schema: AnswerSchema, threshold: float) -> Normalized:
     raw = answer.answer
-    if raw is None or type(raw) in (bool, str, int, float):
-        # the type too (True == 1 == 1.0 as dict keys), and a float's spelling (-0.0 == 0.0)
-        key = (id(schema), type(raw), repr(raw) if type(raw) is float else raw)
+    form_key = _form_key(raw)
+    if form_key is not None:
+        key = (id(schema), form_key)
         hit = _SCALARS.get(key)
         if hit is not None and hit[0] is schema:
             form = hit[1]
@@ -141,6 +162,11 @@ def _ranked(answers: Sequence[AgentAnswer], expected_agents: Sequence[str]
         if len(_ORDERS) >= 64:
             _ORDERS.clear()
         order = _ORDERS[agents] = {agent: i for i, agent in enumerate(agents)}
+    if len(order) == len(agents):  # no agent listed twice
+        by_agent = {a.agent_id: a for a in answers}
+        ranked = [by_agent[agent] for agent in agents if agent in by_agent]
+        if len(ranked) == len(answers):  # every answer from a distinct expected agent
+            return ranked
     last = len(order)
     return sorted(answers, key=lambda a: (order.get(a.agent_id, last), a.agent_id))
 

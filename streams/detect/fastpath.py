@@ -20,6 +20,7 @@ from typing import Any
 from schemas.base import _SAFE_ID
 from schemas.chart_review import AgentAnswer, CellKeyed, cell_key, check_json_value
 from schemas.ids import canonical_json, derive_id
+from streams import limits
 
 _FIELDS = ("schema_version", "event_id", "run_id", "task_id", "patient_id", "field_id",
            "agent_id", "answer", "evidence", "rationale", "confidence",
@@ -35,6 +36,8 @@ _UTC = frozenset(("Z", "+00:00", "-00:00"))
 #: Four safe ids joined by ``|`` (not an id character, so the parts cannot run together).
 _SAFE_PART = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"
 _SAFE_IDS = re.compile(r"\|".join([_SAFE_PART] * 4))
+_RATIONALE_MAX, _REASON_MAX = limits.MAX_RATIONALE_CHARS, limits.MAX_REASON_CHARS
+_EVIDENCE_MAX, _QUOTE_MAX = limits.MAX_EVIDENCE_ITEMS, limits.MAX_QUOTE_CHARS
 #: sha256 of ``AgentAnswer.model_json_schema()`` this module mirrors (see module docstring).
 SCHEMA_SHA = "d4bff6df5520e61f957600b05061728dbc49a9f9c74d6890ad92333f18683109"
 
@@ -107,14 +110,6 @@ class PlainAnswer(CellKeyed):
         return cls(json, None)
 
 
-def _safe_id(v: Any) -> bool:
-    return type(v) is str and _SAFE_ID.fullmatch(v) is not None and ".." not in v
-
-
-def _text_id(v: Any) -> bool:
-    return type(v) is str and 1 <= len(v) <= 200 and v.isascii()
-
-
 def iso_json(at: datetime) -> str:
     """A timezone-aware datetime as pydantic's JSON mode writes it."""
     text = at.isoformat()
@@ -133,7 +128,8 @@ def _evidence(items: list[Any]) -> list[dict[str, Any]] | None:
         if type(item) is not dict or not item.keys() <= _EVIDENCE_KEYS:
             return None
         note, quote, offsets = item.get("note_id"), item.get("quote"), item.get("offsets")
-        if not _safe_id(note) or type(quote) is not str:
+        if (type(note) is not str or _SAFE_ID.fullmatch(note) is None or ".." in note
+                or type(quote) is not str):
             return None
         if offsets is not None:
             if (type(offsets) is not list or len(offsets) != 2 or type(offsets[0]) is not int
@@ -142,6 +138,19 @@ def _evidence(items: list[Any]) -> list[dict[str, Any]] | None:
             offsets = [offsets[0], offsets[1]]
         out.append({"note_id": note, "quote": quote, "offsets": offsets})
     return out
+
+
+def within_limits(json: dict[str, Any]) -> bool:
+    """Are the free-text fields within :mod:`streams.limits`? (Only a ``False`` needs
+    ``limits.text_problems``, which names what is over.)"""
+    evidence = json["evidence"]
+    if (len(json["rationale"]) > _RATIONALE_MAX or len(evidence) > _EVIDENCE_MAX
+            or len(json["low_confidence_reason"] or "") > _REASON_MAX):
+        return False
+    for item in evidence:  # noqa: SIM110 - a loop costs less than all() over a generator
+        if len(item["quote"]) > _QUOTE_MAX:
+            return False
+    return True
 
 
 def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
@@ -154,8 +163,10 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
         ids = "|".join((task, patient, field, agent))
     except TypeError:
         return None
-    if (_SAFE_IDS.fullmatch(ids) is None or ".." in ids or not _text_id(data["event_id"])
-            or not _text_id(data["run_id"])):
+    event, run = data["event_id"], data["run_id"]
+    if (_SAFE_IDS.fullmatch(ids) is None or ".." in ids
+            or type(event) is not str or not 1 <= len(event) <= 200 or not event.isascii()
+            or type(run) is not str or not 1 <= len(run) <= 200 or not run.isascii()):
         return None
     version = data.get("schema_version", 1)
     evidence = data.get("evidence", [])
@@ -164,18 +175,17 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     reason = data.get("low_confidence_reason")
     stamp = data["emitted_at"]
     if (type(version) is not int or type(evidence) is not list
-            or type(rationale) is not str or (reason is not None and type(reason) is not str)):
-        return None
-    quotes = _evidence(evidence)
-    if quotes is None:
+            or type(rationale) is not str or (reason is not None and type(reason) is not str)
+            or type(stamp) is not str):
         return None
     if not ((type(confidence) is str and confidence in _LABELS)
             or (type(confidence) is float and 0.0 <= confidence <= 1.0)):
         return None
-    if type(stamp) is not str:
-        return None
     parts = _STAMP.fullmatch(stamp)
     if parts is None:
+        return None
+    quotes = _evidence(evidence) if evidence else []
+    if quotes is None:
         return None
     answer = data.get("answer")
     if type(answer) is list or type(answer) is dict:
@@ -187,7 +197,7 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
         at = datetime.fromisoformat(stamp)
     except ValueError:
         return None
-    json = {"schema_version": version, "event_id": data["event_id"], "run_id": data["run_id"],
+    json = {"schema_version": version, "event_id": event, "run_id": run,
             "task_id": task, "patient_id": patient, "field_id": field, "agent_id": agent,
             "answer": answer, "evidence": quotes, "rationale": rationale,
             "confidence": confidence, "low_confidence_reason": reason,

@@ -19,7 +19,7 @@ from schemas.skill import Skill
 from streams import limits
 from streams.detect.decide import Decision, decide
 from streams.detect.encode import job_record, outcome_record
-from streams.detect.fastpath import PlainAnswer, fast_answer
+from streams.detect.fastpath import PlainAnswer, fast_answer, within_limits
 from streams.detect.state import (
     CellState,
     DetectConfig,
@@ -95,9 +95,8 @@ class DetectProcessor:
             raise BadRecord("oversized", f"answer of {size} bytes exceeds the limit of "
                             f"{limits.MAX_ANSWER_BYTES} bytes")
         answer = parse_answer(value)
-        problems = limits.text_problems(answer)
-        if problems:
-            raise BadRecord("oversized", "; ".join(problems))
+        if not within_limits(answer.json):
+            raise BadRecord("oversized", "; ".join(limits.text_problems(answer)))
         if self.skill.criterion(answer.field_id) is None:
             raise BadRecord("unknown_criterion", self.skill.unavailable_reason(answer.field_id))
         return answer
@@ -124,7 +123,8 @@ class DetectProcessor:
         if not applied.decide:
             return Step(applied.state, (), applied.note,
                         changed=applied.note is not StepNote.DUPLICATE)
-        return self._decide(applied.state, source, now, by_timeout=False, note=applied.note)
+        return self._decide(applied.state, source, now, by_timeout=False, note=applied.note,
+                            fresh=answer)
 
     def on_tick(self, state: CellState | None, source: Source, now: float, *,
                 settle_ready: bool = True) -> Step:
@@ -142,8 +142,12 @@ class DetectProcessor:
         return Step(state, (), StepNote.TICK_EARLY, changed=False)
 
     def _decide(self, state: CellState, source: Source, now: float, *, by_timeout: bool,
-                note: StepNote) -> Step:
-        answers = [PlainAnswer.from_stored(a) for a in state.answers.values()]
+                note: StepNote, fresh: PlainAnswer | None = None) -> Step:
+        """``fresh``: the answer just applied (its stored JSON is ``fresh.json``)."""
+        fresh_json = None if fresh is None else fresh.json
+        answers: list[PlainAnswer] = [
+            fresh if fresh is not None and a is fresh_json else PlainAnswer.from_stored(a)
+            for a in state.answers.values()]
         first = answers[0]
         criterion = self.skill.criterion(first.field_id)
         assert criterion is not None  # checked on entry
@@ -167,9 +171,10 @@ class DetectProcessor:
 
     @staticmethod
     def _emits(outputs: tuple[dict[str, Any], ...]) -> tuple[Emit, ...]:
-        emits = []
-        for item in outputs:
-            rec = item["record"]
-            key = cell_key(rec["task_id"], rec["patient_id"], rec["field_id"]).encode()
-            emits.append(Emit(item["kind"], key, orjson.dumps(rec), rec.get("outcome", "")))
-        return tuple(emits)
+        if not outputs:
+            return ()
+        # the records of one decision name one cell: one key for all
+        first = outputs[0]["record"]
+        key = cell_key(first["task_id"], first["patient_id"], first["field_id"]).encode()
+        return tuple([Emit(item["kind"], key, orjson.dumps(rec), rec.get("outcome", ""))
+                      for item in outputs for rec in (item["record"],)])

@@ -19,7 +19,7 @@ from streams.detect.store import CellStore, ColdRef
 from streams.errors import BadRecord
 from streams.settings import Settings
 from tests.integration.sample import load_sample
-from tools.bench.detect_runs import core_stream
+from tools.bench.detect_core import core_stream
 
 CFG = DetectConfig(("default", "skeptical"), 30.0, 100.0, 0.5)
 
