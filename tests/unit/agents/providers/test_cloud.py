@@ -94,7 +94,7 @@ GOOD = {"anthropic_version": "bedrock-2023-05-31", "max_tokens": 10,
 MODEL = "anthropic.claude-haiku-4-5-20251001-v1:0"
 
 
-@pytest.mark.parametrize(("path", "body", "headers", "status", "says"), [
+INVOKE_REFUSALS = [
     (f"/model/{MODEL}/invoke", GOOD, {}, 403, "Missing Authentication Token"),
     (f"/model/{MODEL}/invoke", GOOD, {"Authorization": "Bearer wrong"}, 403, "Invalid API Key"),
     (f"/model/{MODEL}/invoke", GOOD, {"Authorization": "AWS4-HMAC-SHA256 Credential=AKID"
@@ -108,17 +108,7 @@ MODEL = "anthropic.claude-haiku-4-5-20251001-v1:0"
      "bearer", 400, "anthropic_version must be"),
     ("/model/anthropic.claude-nope-v1:0/invoke", GOOD, "bearer", 400, "model identifier"),
     ("/v1/messages", {**GOOD, "model": "claude-haiku-4-5"}, "bearer", 404, "unknown operation"),
-])
-def test_the_bedrock_fake_rejects_what_bedrock_rejects(
-        monkeypatch: pytest.MonkeyPatch, tmp_path: Path, path: str, body: dict[str, Any],
-        headers: Any, status: int, says: str) -> None:
-    with cloud_env.bedrock(monkeypatch, tmp_path) as fake:
-        fake.responder = reached = Reached()
-        h = {"Authorization": "Bearer bedrock-api-key-judgeflow-test"} if headers == "bearer" \
-            else headers
-        code, answer = post(fake.base_url + path, body, h)
-    assert code == status and says in answer["message"]
-    assert reached.calls == 0  # nothing reached the model
+]
 
 
 @pytest.mark.parametrize(("change", "status", "says"), [
@@ -142,7 +132,7 @@ def test_the_vertex_fake_rejects_what_vertex_rejects(
         code, answer = post(url, body,
                             {"Authorization": f"Bearer {change.get('token', 'ya29.good')}"})
     assert code == status and says in json.dumps(answer)
-    assert reached.calls == 0
+    assert reached.calls == 0  # nothing reached the model
 
 
 @pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-sonnet-5-5"])  # both endpoints
@@ -307,7 +297,7 @@ INVOKE_SIG = ("AWS4-HMAC-SHA256 Credential=AKIDJUDGEFLOWTEST/20261201/us-east-1/
               "aws4_request, SignedHeaders=host;x-amz-date, Signature=" + "0" * 64)
 
 
-@pytest.mark.parametrize(("path", "body", "headers", "status", "says"), [
+MANTLE_REFUSALS = [
     ("/anthropic/v1/messages", MANTLE_BODY, {"anthropic-version": "2026-10-21"}, 403,
      "Missing Authentication Token"),
     ("/anthropic/v1/messages", MANTLE_BODY, {**KEY, "Authorization": "Bearer wrong"}, 403,
@@ -336,8 +326,12 @@ INVOKE_SIG = ("AWS4-HMAC-SHA256 Credential=AKIDJUDGEFLOWTEST/20261201/us-east-1/
     # a 5.x model is not on InvokeModel
     ("/model/anthropic.claude-sonnet-5-5/invoke",
      {k: v for k, v in GOOD.items()}, "bearer", 400, "model identifier"),
-])
-def test_the_mantle_fake_rejects_what_bedrock_mantle_rejects(
+]
+
+
+@pytest.mark.parametrize(("path", "body", "headers", "status", "says"),
+                         INVOKE_REFUSALS + MANTLE_REFUSALS)
+def test_the_bedrock_fake_rejects_what_each_bedrock_endpoint_rejects(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, path: str, body: dict[str, Any],
         headers: Any, status: int, says: str) -> None:
     with cloud_env.bedrock(monkeypatch, tmp_path) as fake:
@@ -346,7 +340,7 @@ def test_the_mantle_fake_rejects_what_bedrock_mantle_rejects(
             else headers
         code, answer = post(fake.base_url + path, body, h)
     assert code == status and says in json.dumps(answer), answer
-    assert reached.calls == 0
+    assert reached.calls == 0  # nothing reached the model
 
 
 def test_the_mantle_fake_takes_bedrocks_api_key_as_x_api_key(
