@@ -123,7 +123,10 @@ class Calibration:
         klass = [(class_key(a.classification, a.error_agent, r.agents or agents),
                   class_key(r.analysis.classification_hint, r.error_agent, r.agents or agents))
                  for a, r in judged]
-        labels = (*CLASSIFICATIONS, *(f"{AGENT_ERROR}:{x}" for x in agents[2:]))
+        # the five tokens, then each later agent's error class (a group may mix cells of
+        # two and of three agents)
+        extra = {f"{AGENT_ERROR}:{x}" for x in agents[2:]} | {k for p in klass for k in p}
+        labels = (*CLASSIFICATIONS, *sorted(extra - set(CLASSIFICATIONS)))
         correct = [who_was_right(a, r) for a, r in judged
                    if a.agent_correctness is not None or a.correct_agents is not None]
         cost = sum(r.usage.cost_usd for r in results.values())

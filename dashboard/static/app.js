@@ -118,6 +118,9 @@ function removeCell(cell) {
 
 function upsertRow(row) {
   for (const name of FILTERS) addOption(name, row[FIELD[name]]);
+  // the queue shows each cell's live result; a replay's only under its prompt_version filter
+  const series = currentFilters().prompt_version;
+  if (series ? row.prompt_version !== series : row.series === "replay") return;
   removeCell(row.cell);
   if (matches(row, currentFilters())) {
     const body = document.querySelector("#queue tbody");
@@ -137,6 +140,8 @@ async function loadQueue() {
   for (const [name, values] of Object.entries(data.facets)) for (const v of values) addOption(name, v);
   document.querySelector("#queue tbody").replaceChildren(...data.items.map(rowNode));
   updateCount(data.total);
+  const over = data.total - data.items.length;
+  document.getElementById("more").textContent = over > 0 ? over + " more not listed: decide or filter to see them" : "";
 }
 
 function step(delta) {
@@ -348,6 +353,8 @@ async function save(accept) {
     const data = await res.json().catch(() => ({}));
     if (res.status === 201) {
       setStatus("saved", "saved");
+      // back to the queue's keys (j, k, a, o) after a save typed into the form
+      if (form.contains(document.activeElement)) document.activeElement.blur();
       document.getElementById("save-status").dataset.id = data.adjudication_id;
     } else {
       setStatus("not saved: " + (data.error || res.status), "error");  // the form keeps its input
