@@ -172,6 +172,9 @@ THREE = ("default", "skeptical", "third")
     ({"classification": "agent_error", "error_agent": "skeptical"},
      ("agent_b_error", "skeptical")),  # the first two keep their positional tokens
     ({"classification": "agent_a_error"}, ("agent_a_error", "default")),
+    # what GET /api/queue says of the hint, posted back as it is
+    ({"classification": "agent_b_error", "error_agent": "skeptical"},
+     ("agent_b_error", "skeptical")),
 ])
 def test_any_agent_of_the_cell_can_be_blamed_by_id(body: dict[str, Any],
                                                    stored: tuple[str, str]) -> None:

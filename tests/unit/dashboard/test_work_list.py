@@ -57,3 +57,12 @@ def test_a_replay_does_not_take_over_the_queue() -> None:
     assert [r["result_id"] for r in rows] == ["cand"] and rows[0]["series"] == "replay"
     w.add(RESULTS, result("only-replay", "p2", supersedes="gone"))  # its live one is unknown
     assert {r["result_id"] for r in items(w, decisions)[0]} == {"live", "only-replay"}
+
+
+def test_the_queue_names_the_hints_agent_in_the_vocabulary_a_save_accepts() -> None:
+    w = Window()
+    w.add(RESULTS, result("r", "p1", agents=["default", "skeptical"],
+                          analysis={"suggested_answer": "yes",
+                                    "classification_hint": "agent_b_error"}))
+    row = items(w, Decisions())[0][0]
+    assert (row["classification_hint"], row["error_agent"]) == ("agent_b_error", "skeptical")
