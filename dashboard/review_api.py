@@ -42,18 +42,6 @@ async def queue(request: web.Request) -> web.Response:
                           "facets": state.window.facets()})
 
 
-def criterion_view(state: State, field_id: str) -> dict[str, Any] | None:
-    criterion = state.criteria.get(field_id)
-    if criterion is None:
-        return None
-    return {"question": criterion.prompt,
-            "answer_schema": criterion.answer_schema.model_dump(mode="json"),
-            "gate": criterion.gate.model_dump(mode="json") if criterion.gate else None,
-            "definition": criterion.body,
-            "edge_cases": [{"name": name, "text": state.edge_cases.get(name, "")}
-                           for name in criterion.uses.edge_cases]}
-
-
 def _cell_of(result: dict[str, Any]) -> str:
     return cell_key(*(str(result.get(k, "")) for k in ("task_id", "patient_id", "field_id")))
 
@@ -67,16 +55,15 @@ async def cell(request: web.Request) -> web.Response:
     raw = result.get("analysis")
     analysis: dict[str, Any] = raw if isinstance(raw, dict) else {}
     job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
-    key = _cell_of(result)
-    patient = str(result.get("patient_id", ""))
+    key, patient = _cell_of(result), str(result.get("patient_id", ""))
     row = queue_row(state.window, state.decisions, key, state.window.seq(RESULTS, rid), result)
     return json_response({
         "row": row,
-        "criterion": criterion_view(state, str(result.get("field_id", ""))),
+        "criterion": state.criterion_view(str(result.get("field_id", ""))),
         "answers": job.get("answers") or [],
         "reasoning": analysis.get("reasoning"),
-        "agent_correctness": correctness(result, job),  # by agent id
-        # the classifications (hint, form, earlier decisions) named by this cell's agents
+        # reviewers by agent id: who was right, the classifications' labels
+        "agent_correctness": correctness(result, job),
         "classifications": classification_choices(row["agents"]),
         "evidence": evidence_excerpts(state.charts, patient, analysis.get("evidence_pointers")),
         "notes": cited_notes(state.charts, patient, analysis.get("evidence_pointers")),

@@ -42,6 +42,18 @@ class State:
         criterion = self.criteria.get(field_id)
         return criterion.answer_schema if criterion else None
 
+    def criterion_view(self, field_id: str) -> dict[str, Any] | None:
+        """What the validate form shows of a criterion (None: not in the skill)."""
+        criterion = self.criteria.get(field_id)
+        if criterion is None:
+            return None
+        return {"question": criterion.prompt,
+                "answer_schema": criterion.answer_schema.model_dump(mode="json"),
+                "gate": criterion.gate.model_dump(mode="json") if criterion.gate else None,
+                "definition": criterion.body,
+                "edge_cases": [{"name": name, "text": self.edge_cases.get(name, "")}
+                               for name in criterion.uses.edge_cases]}
+
     @contextlib.asynccontextmanager
     async def cell_lock(self, cell: str) -> AsyncIterator[None]:
         # one small lock per cell ever saved here (kept: dropping one while a waiter is

@@ -16,13 +16,14 @@ handled again. Only a record that fails on its own (:data:`~streams.breaker.OWN_
 times while the provider answered others) is dead-lettered. Gauges:
 ``judgeflow_breaker_state`` and ``judgeflow_consumer_lag``.
 
-Broker faults are ridden out, never fatal: a failed send is retried (only the outputs not yet
-acknowledged) until it succeeds or the worker stops, and the record stays in flight meanwhile,
-so no offset is committed past it; an output the broker refuses as too large is replaced by a
-dead letter of its input; a failed commit (broker restart, rebalance) is logged and retried at
-the next interval, the consumer re-joining its group on its next poll. Not so a refusal no
-retry can fix (a denied ACL or login, :data:`streams.kafka_access.FATAL`): the worker stops,
-commits nothing past the record, and :meth:`ConcurrentWorker.run` raises it.
+Broker faults are ridden out, never fatal (sending: :mod:`streams.publisher`): a failed send
+is retried (only the outputs not yet acknowledged) until it succeeds or the worker stops, and
+the record stays in flight meanwhile, so no offset is committed past it; an output the broker
+refuses as too large is replaced by a dead letter of its input; a failed commit (broker
+restart, rebalance) is logged and retried at the next interval, the consumer re-joining its
+group on its next poll. Not so a refusal no retry can fix (a denied ACL or login,
+:data:`streams.kafka_access.FATAL`): the worker stops, commits nothing past the record, and
+:meth:`ConcurrentWorker.run` raises it.
 """
 
 from __future__ import annotations
@@ -36,8 +37,8 @@ from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
-from aiokafka.errors import KafkaError, MessageSizeTooLargeError
+from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import KafkaError
 
 from streams import kafka_clients, limits
 from streams.breaker import CLOSED, OWN_FAILURES, STATE_VALUES, CircuitBreaker, Ticket, bind
@@ -46,23 +47,13 @@ from streams.errors import BadRecord, Unavailable
 from streams.kafka_access import is_fatal
 from streams.member_eviction import client_id
 from streams.metrics import Metrics
+from streams.publisher import Output, Publisher
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
 #: Longest time the loop goes without polling while records wait for a slot (the consumer
 #: must poll within ``max.poll.interval.ms`` or it leaves its group).
 KEEPALIVE_SECONDS = 30.0
-
-
-@dataclass(frozen=True)
-class Output:
-    topic: str
-    key: bytes | None
-    value: bytes | None
-    headers: tuple[tuple[str, bytes], ...] = ()
-    #: sent only once every other output of the record is acknowledged (a journal
-    #: tombstone must never land before the result it stands for)
-    last: bool = False
 
 
 Handler = Callable[[Any], Awaitable[Sequence[Output]]]
@@ -121,11 +112,11 @@ class ConcurrentWorker:
         self._parts: dict[TopicPartition, PartitionOffsets] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sem = asyncio.Semaphore(concurrency)
-        self._renew_lock = asyncio.Lock()
         self.consumer: AIOKafkaConsumer | None = None
-        self.producer: AIOKafkaProducer | None = None
         #: an error no retry fixes (a denied ACL), raised by run() once the worker stopped
         self.fatal: BaseException | None = None
+        self.publisher = Publisher(settings, name, metrics, self.dlq_topic, self._dead_letter,
+                                   self.stop_event, self._fatal)
         self.breaker = CircuitBreaker(breaker_backoff_seconds, breaker_backoff_max_seconds,
                                       on_change=self._breaker_changed)
         metrics.breaker_state.labels(name).set(0)
@@ -144,7 +135,7 @@ class ConcurrentWorker:
     # -- lifecycle -----------------------------------------------------------------
     async def run(self) -> None:
         k = self.settings.kafka
-        self.producer = self._new_producer()
+        self.publisher.producer = self.publisher.new_producer()
         await kafka_clients.join_group(k, self.group_id)
         self.consumer = kafka_clients.consumer(
             k, group_id=self.group_id, client_id=client_id(self.name),
@@ -152,7 +143,7 @@ class ConcurrentWorker:
             max_poll_records=self.max_poll,
             session_timeout_ms=int(k.session_timeout_seconds * 1000),
             heartbeat_interval_ms=int(k.heartbeat_interval_seconds * 1000))
-        await self.producer.start()
+        await self.publisher.producer.start()
         try:
             await self.consumer.start()
             self.consumer.subscribe([self.topic], listener=_Listener(self))
@@ -162,31 +153,13 @@ class ConcurrentWorker:
             with contextlib.suppress(Exception):
                 await self._commit()
             await self.consumer.stop()
-            if self.producer is not None:  # the current one (it may have been renewed)
-                await self.producer.stop()
+            if self.publisher.producer is not None:  # the current one (maybe renewed)
+                await self.publisher.producer.stop()
         if self.fatal is not None:
             raise self.fatal
 
     def stop(self) -> None:
         self.stop_event.set()
-
-    def _new_producer(self) -> AIOKafkaProducer:
-        return kafka_clients.producer(self.settings.kafka, acks="all", enable_idempotence=True,
-                                      linger_ms=5)
-
-    async def _renew_producer(self, failed: Any) -> None:
-        """Replace a producer whose sends keep failing (after a broker restart the idempotent
-        producer's sequence state is stale: OutOfOrderSequenceNumber forever)."""
-        stop_failed = failed.stop
-        async with self._renew_lock:
-            if self.producer is not failed:
-                return  # another task already replaced it
-            log.warning("%s: replacing the producer after repeated send failures", self.name)
-            fresh = self._new_producer()
-            await fresh.start()
-            self.producer = fresh
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(stop_failed(), 10)
 
     async def _loop(self) -> None:
         assert self.consumer is not None
@@ -302,7 +275,7 @@ class ConcurrentWorker:
                 outputs = await self._outputs(tp, rec)
             if outputs is None:
                 return  # stays in flight: nothing at or after it is committed
-            if not await self._publish(rec, outputs):
+            if not await self.publisher.publish(rec, outputs):
                 return  # stopping: left in flight, so never committed past; redelivered
             state = self._parts.get(tp)
             if state is not None:
@@ -371,69 +344,6 @@ class ConcurrentWorker:
     def _dead_letter(self, rec: Any, error_type: str, message: str) -> Output:
         note_dead_letter(self.metrics, self.name, rec, error_type)
         return Output(*dead_letter(rec, error_type, message, self.dlq_topic))
-
-    async def _publish(self, rec: Any, outputs: Sequence[Output]) -> bool:
-        """Send ``outputs`` (those marked ``last`` after the others) until the broker
-        acknowledged all of them; False if the worker stopped first."""
-        first = [o for o in outputs if not o.last]
-        return (await self._publish_all(rec, first) and
-                await self._publish_all(rec, [o for o in outputs if o.last]))
-
-    async def _publish_all(self, rec: Any, outputs: Sequence[Output]) -> bool:
-        """Send ``outputs`` until the broker acknowledged all of them; False if the worker
-        stopped first. Never raises: a worker must not die of a broker fault."""
-        todo = list(outputs)
-        wait = 0.2
-        failures = 0
-        while todo:
-            producer = self.producer
-            try:
-                todo = await self._send(todo)
-            except MessageSizeTooLargeError:
-                if any(o.topic == self.dlq_topic for o in todo):
-                    log.error("%s: dead letter for %s[%d]@%d refused as too large; skipped",
-                              self.name, rec.topic, rec.partition, rec.offset)
-                    return True
-                todo = [self._dead_letter(rec, "oversized", "an output of this record exceeds "
-                                          "the broker's record size limit")]
-                continue
-            except Exception as exc:
-                if is_fatal(exc):
-                    self._fatal(exc)
-                    return False
-                failures += 1
-                log.warning("%s: publishing outputs failed (%s); retrying in %.1fs",
-                            self.name, type(exc).__name__, wait)
-                if failures >= 2 and producer is not None:
-                    with contextlib.suppress(Exception):
-                        await self._renew_producer(producer)
-            if todo:
-                if self.stop_event.is_set():
-                    return False
-                await self._pause(wait)
-                wait = min(wait * 2, 5.0)
-        return True
-
-    async def _send(self, outputs: Sequence[Output]) -> list[Output]:
-        """Send; returns the outputs still unacknowledged (raises if none was)."""
-        assert self.producer is not None
-        futures = [await self.producer.send(o.topic, value=o.value, key=o.key,
-                                            headers=list(o.headers) or None) for o in outputs]
-        left: list[Output] = []
-        error: BaseException | None = None
-        for o, fut in zip(outputs, futures, strict=True):
-            try:
-                await fut
-            except MessageSizeTooLargeError:
-                raise
-            except Exception as exc:
-                left.append(o)
-                error = exc
-                continue
-            self.metrics.records_out.labels(self.name, o.topic).inc()
-        if error is not None and len(left) == len(outputs):
-            raise error
-        return left
 
     # -- offsets -------------------------------------------------------------------
     async def _commit(self, only: Sequence[TopicPartition] | None = None) -> None:

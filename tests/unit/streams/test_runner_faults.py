@@ -53,7 +53,7 @@ def make(handler: Any, fail: list[BaseException] | None = None,
                          concurrency=2, metrics=Metrics.create(), call_deadline_seconds=1.0)
     w.handler_timeout = 0.2
     producer = StubProducer(fail or [])
-    w.producer = producer  # type: ignore[assignment]
+    w.publisher.producer = producer  # type: ignore[assignment]
     w._parts[TP] = PartitionOffsets()
     w._parts[TP].in_flight.add(7)
     return w, producer
@@ -96,7 +96,7 @@ async def test_an_oversized_record_is_dead_lettered_truncated_without_calling_th
 
 async def test_a_failed_send_is_retried_and_never_fatal() -> None:
     w, p = make(ok, fail=[KafkaConnectionError(), KafkaConnectionError()])
-    w._renew_producer = _no_renew  # type: ignore[method-assign]
+    w.publisher.renew = _no_renew  # type: ignore[method-assign]
     await w._sem.acquire()
     await asyncio.wait_for(w._handle(TP, Rec(b"{}")), 10)
     assert [t for t, _, _ in p.sent] == ["out"]
@@ -105,7 +105,7 @@ async def test_a_failed_send_is_retried_and_never_fatal() -> None:
 
 async def test_a_send_that_never_succeeds_leaves_the_record_uncommitted_on_stop() -> None:
     w, p = make(ok, fail=[KafkaConnectionError()] * 100)
-    w._renew_producer = _no_renew  # type: ignore[method-assign]
+    w.publisher.renew = _no_renew  # type: ignore[method-assign]
     await w._sem.acquire()
     task = asyncio.create_task(w._handle(TP, Rec(b"{}")))
     await asyncio.sleep(0.3)
