@@ -1,5 +1,5 @@
-"""A reviewer's save -> one ``Adjudication``; the decisions known per cell. Pure (no Kafka,
-no clock: ``now`` is passed in).
+"""A reviewer's save -> one ``Adjudication`` (decisions so far: :mod:`dashboard.decided`).
+Pure (no Kafka, no clock: ``now`` is passed in).
 
 The adjudication id is derived from what was decided and what it replaces:
 ``derive_id("adjudication", cell, result_id, adjudicator, canonical_json([final answer,
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
 from schemas.calibration import AGENT_ERROR, CLASSIFICATIONS, MAX_COMMENT_CHARS, Adjudication
@@ -148,57 +148,3 @@ def decide(req: SaveRequest, result: Mapping[str, Any], schema: AnswerSchema | N
         decision="accepted" if canonical_json(canon_suggested) == canonical_json(final)
         else "overridden",
         comment=req.comment, supersedes=supersedes), False
-
-
-def _when(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-class Decisions:
-    """Every adjudication seen (from the topic or written here), newest last per cell."""
-
-    def __init__(self) -> None:
-        self._by_cell: dict[str, list[dict[str, Any]]] = {}
-        self._ids: set[str] = set()
-
-    def add(self, value: Any) -> str | None:
-        """Keep ``value``; returns its cell key, or None for a duplicate or a non-decision."""
-        if not isinstance(value, dict):
-            return None
-        parts = [value.get(k) for k in ("task_id", "patient_id", "field_id")]
-        if not all(isinstance(p, str) and p for p in parts):
-            return None
-        cell = cell_key(*parts)  # type: ignore[arg-type]
-        aid = value.get("adjudication_id")
-        if not isinstance(aid, str) or not aid:
-            aid = derive_id("adjudication", canonical_json(value))  # written by another tool
-            value = {**value, "adjudication_id": aid}
-        if aid in self._ids:
-            return None
-        self._ids.add(aid)
-        items = self._by_cell.setdefault(cell, [])
-        items.append(value)
-        items.sort(key=lambda v: _moment(v.get("adjudicated_at")))
-        return cell
-
-    def latest(self, cell: str) -> dict[str, Any] | None:
-        items = self._by_cell.get(cell)
-        return items[-1] if items else None
-
-    def history(self, cell: str) -> list[dict[str, Any]]:
-        """Newest first."""
-        return list(reversed(self._by_cell.get(cell, ())))
-
-    def decided(self, cell: str) -> bool:
-        return cell in self._by_cell
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-
-def _moment(value: Any) -> datetime:
-    try:
-        moment = datetime.fromisoformat(_when(value).replace("Z", "+00:00"))
-    except ValueError:
-        return datetime.min.replace(tzinfo=UTC)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

@@ -21,7 +21,7 @@ import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from dashboard.decisions import Decisions
+from dashboard.decided import Decisions
 from dashboard.queue import queue_row
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
 from schemas.chart_review import cell_key

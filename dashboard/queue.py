@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dashboard.decisions import Decisions
+from dashboard.decided import Decisions
 from dashboard.rows import triage_row
 from dashboard.window import FILTERS, JOBS, Window, is_live
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from dashboard.decisions import DecisionError, Decisions, decide, parse_save
+from dashboard.decided import Decisions
+from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.identity import (
     add_reviewer,
     match_token,

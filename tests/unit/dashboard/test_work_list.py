@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from dashboard.decisions import Decisions
+from dashboard.decided import Decisions
 from dashboard.queue import items
 from dashboard.window import JOBS, RESULTS, Window
 
