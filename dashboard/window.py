@@ -80,7 +80,9 @@ class Window:
         if stream == JOBS:  # only what the page shows of the agents' whole answers
             normalized = value.get("normalized")
             value = {"job_id": rid, "answers": job_answers(value),
-                     "normalized": list(normalized) if isinstance(normalized, list) else []}
+                     "normalized": list(normalized) if isinstance(normalized, list) else [],
+                     "cell": "|".join(text(value.get(k)) for k in (
+                         "task_id", "patient_id", "field_id"))}
         items = self._data[stream]
         self._seq += 1
         items.pop(rid, None)
@@ -90,10 +92,13 @@ class Window:
         return rid
 
     def pinned(self) -> tuple[set[str], set[str]]:
-        """The result ids and job ids of the work list (pending cells' queue results)."""
+        """The result ids and job ids of the work list: pending cells' queue results, and
+        every job of a pending cell (a job is read before its result, which may come later)."""
         rids = {text(v.get("result_id")) for cell, (_, v) in self.queue_results().items()
                 if not self.decided(cell)}
-        jobs = {text(self._data[RESULTS][r].value.get("job_id")) for r in rids}
+        jobs = {text(self._data[RESULTS][r].value.get("job_id")) for r in rids} | {
+            jid for jid, e in self._data[JOBS].items()
+            if text(e.value.get("cell")) != "||" and not self.decided(text(e.value.get("cell")))}
         return rids, jobs
 
     def _trim(self, stream: str) -> None:

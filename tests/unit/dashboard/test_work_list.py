@@ -66,3 +66,16 @@ def test_the_queue_names_the_hints_agent_in_the_vocabulary_a_save_accepts() -> N
                                     "classification_hint": "agent_b_error"}))
     row = items(w, Decisions())[0][0]
     assert (row["classification_hint"], row["error_agent"]) == ("agent_b_error", "skeptical")
+
+
+def test_jobs_read_before_their_results_are_kept_for_pending_cells() -> None:
+    w, decisions = Window(limit=10), Decisions()
+    w.decided = decisions.decided
+    for i in range(50):  # the jobs topic read ahead of the results topic
+        w.add(JOBS, {"job_id": f"job-p{i}", "task_id": "t", "patient_id": f"p{i}",
+                     "field_id": "f", "answers": [], "normalized": []})
+    decide(decisions, "p49")
+    for i in range(50):
+        w.add(RESULTS, result(f"r{i}", f"p{i}"))
+    assert w.get(JOBS, "job-p0") is not None and items(w, decisions)[1] == 49
+    assert len(w.values(JOBS)) >= 49
