@@ -152,7 +152,9 @@ def fake(i: int) -> tuple[bytes, bytes, bytes]:
               "latency_ms": 1000, "judged_at": "2026-12-01T00:00:00Z"}
     answers = [{"agent_id": a, "answer": "yes", "confidence": "high", "rationale": "z" * 200}
                 for a in ("default", "skeptical")]
-    return key, orjson.dumps(result), orjson.dumps({"job_id": job, "answers": answers})
+    return key, orjson.dumps(result), orjson.dumps({
+        "job_id": job, "task_id": "t1", "patient_id": patient, "field_id": field,
+        "answers": answers})
 
 
 async def memory(pw: Any, s: Settings, work: Path, n: int = 10_000, saves: int = 50) -> None:
