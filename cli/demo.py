@@ -98,9 +98,10 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                         offline=args.offline, out=sys.stdout, produce_fn=produce, hold_fn=hold,
                         work_dir=work, keep_logs=args.keep_logs, broker=broker,
                         topic_prefix=args.topic_prefix, keep_topics=args.keep_topics)
-    except BaseException:
+    except BaseException as exc:
         if any(work.glob("*.log")):
-            print(f"judgeflow demo: stopped; worker logs kept in {work}", file=sys.stderr)
+            if str(work) not in str(exc):  # else the error's one line already names them
+                print(f"judgeflow demo: stopped; worker logs kept in {work}", file=sys.stderr)
         else:  # refused before any worker started (a login, an address): nothing to keep
             shutil.rmtree(work, ignore_errors=True)
         raise

@@ -10,8 +10,10 @@ kept in its feature's package, ``agents.replay.cli``, raises it too). Modelled o
 
 from __future__ import annotations
 
+import json
+import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 
 from aiokafka.errors import KafkaConnectionError, KafkaError
 from pydantic import ValidationError
@@ -29,10 +31,29 @@ from streams.kafka_settings import KafkaSettings
 Target = str | KafkaSettings
 
 
+def _not_json(value: str) -> bool:
+    try:
+        json.loads(value)
+    except ValueError:
+        return True
+    return False
+
+
+def bad_json_variable(field: str, environ: Mapping[str, str]) -> str:
+    """The variable behind a JSON error in settings field ``field``: pydantic-settings names
+    only the top-level field (``llm``) although the value came from a nested variable
+    (``JUDGEFLOW_LLM__CRITERION_MODELS``); the one that holds JSON that does not parse."""
+    top = f"JUDGEFLOW_{field.upper()}"
+    mine = sorted(n for n in environ if n.upper() == top or n.upper().startswith(top + "__"))
+    looks_json = [n for n in mine if environ[n].lstrip()[:1] in ("{", "[")
+                  and _not_json(environ[n])]
+    return (looks_json or [n for n in mine if _not_json(environ[n])] or [top])[0].upper()
+
+
 def _settings_error(exc: BaseException, _servers: Target) -> str:
     # pydantic-settings names the field, the JSON parser's own message the place
     field = re.search(r'field "([^"]+)"', str(exc))
-    name = f"JUDGEFLOW_{field.group(1).upper()}" if field else "a JUDGEFLOW_* variable"
+    name = bad_json_variable(field.group(1), os.environ) if field else "a JUDGEFLOW_* variable"
     cause = f": {exc.__cause__}" if exc.__cause__ else ""
     return f"invalid configuration: {name} is not valid JSON{cause}"
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import sys
 
 import yaml
 
+from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_acls import ROLES, role_acls, strimzi_acls
 from streams.kafka_check import check
 from streams.settings import Settings
@@ -45,10 +45,9 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
         for finding in asyncio.run(check(settings, role)):
             print(finding.line(role))
             missing += finding.state == "MISSING"
-    if missing:
-        print(f"judgeflow: {missing} needed ACL(s) missing", file=sys.stderr)
-        return 1
-    return 0
+    if missing:  # a check that found problems: one line on stderr through the one map
+        raise CommandError(f"{missing} needed ACL(s) missing", ExitCode.FAILURE)
+    return ExitCode.OK
 
 
 def user_name(role: str) -> str:
@@ -71,8 +70,8 @@ def run_acls(args: argparse.Namespace, settings: Settings) -> int:
     if args.strimzi:
         docs = kafka_users(settings, roles, args.cluster, args.authentication)
         print(yaml.safe_dump_all(docs, sort_keys=False), end="")
-        return 0
+        return ExitCode.OK
     for role in roles:
         for a in role_acls(role, settings):
             print(f"{role:<9} {a.resource:<5} {a.name:<44} {a.operation:<9} {a.why}")
-    return 0
+    return ExitCode.OK

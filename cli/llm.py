@@ -3,10 +3,15 @@
 With ``ANTHROPIC_API_KEY`` set: checks the model (catalogue + Models API, like a worker at
 start), then sends one real request per worker kind (judge: one sample cell; debrief: one
 sample encounter) and prints model, latency, tokens, cache hit and cost, plus whether each
-cacheable prefix clears the model's minimum. Without a key it says so: exit 0 with the
-offline provider, 2 with one that needs the key (every worker would refuse to start).
+cacheable prefix clears the model's minimum. Without a key it says so and exits 0 only when
+nothing asked for a provider (the offline provider is configured and no ``--provider``);
+a provider asked for by ``--provider`` or ``JUDGEFLOW_LLM__PROVIDER`` that cannot be checked
+(no key, no credentials) is an error: one ``judgeflow:`` line on stderr, exit 2, as every
+worker would refuse to start.
 ``--provider bedrock|vertex`` (or ``JUDGEFLOW_LLM__PROVIDER``) does the same through Amazon
-Bedrock or Google Vertex AI with their credential chains, and says what the platform lacks.
+Bedrock (InvokeModel or, for the 5.x models, the bedrock-mantle Messages API: the platform
+data says which) or Google Vertex AI with their credential chains, and says what the
+endpoint lacks.
 Exit status: 0 all calls answered, 1 a call failed, 2 the model cannot be used.
 """
 
@@ -35,8 +40,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         description="Check the configured model and send one real request per "
                         "worker kind (costs a few cents). Needs ANTHROPIC_API_KEY; "
                         "ANTHROPIC_BASE_URL is honoured. --provider bedrock/vertex uses the AWS "
-                        "or Google credential chain (ANTHROPIC_BEDROCK_BASE_URL / "
-                        "ANTHROPIC_VERTEX_BASE_URL honoured).")
+                        "or Google credential chain (ANTHROPIC_BEDROCK_BASE_URL, "
+                        "ANTHROPIC_BEDROCK_MANTLE_BASE_URL, ANTHROPIC_VERTEX_BASE_URL "
+                        "honoured).")
     c.add_argument("--model", help="check this model instead of JUDGEFLOW_LLM__MODEL")
     c.add_argument("--provider", choices=CLOUDS, default=None,
                    help="anthropic (the Claude API), bedrock or vertex (default: "
@@ -52,6 +58,9 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
     configured = settings.llm.provider
     provider = args.provider or (configured if configured in CLOUDS else "anthropic")
     if provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
+        if args.provider:  # asked for explicitly: it cannot be checked
+            raise CommandError("llm check: --provider anthropic but ANTHROPIC_API_KEY is not "
+                               "set; set it to send one real request per worker kind")
         if configured != "offline":  # every worker would refuse to start
             raise CommandError(f"llm check: llm.provider is {configured} but "
                                "ANTHROPIC_API_KEY is not set; set it, or set "
@@ -89,17 +98,22 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
 
     try:
         provider: Any = make_provider(settings)
+    except AgentsError as exc:  # the one error map prints it (cli.errors): exit 2
+        raise CommandError(f"llm check: {exc}") from exc
+    try:
         if getattr(provider, "has_credentials", True) is False:
-            print(f"llm check: no {provider.name} credentials found "
-                  f"({getattr(provider, 'credentials_hint', 'ANTHROPIC_API_KEY')}); nothing "
-                  "to check")
-            await provider.aclose()
-            # configured for that platform: every worker would refuse to start
-            return ExitCode.USAGE if settings.llm.provider == provider.name else ExitCode.OK
+            # asked for (--provider or llm.provider): every worker would refuse to start
+            raise CommandError(
+                f"llm check: no {provider.name} credentials found "
+                f"({getattr(provider, 'credentials_hint', 'ANTHROPIC_API_KEY')}); nothing "
+                "to check")
         await check_model(provider, settings.llm)
     except AgentsError as exc:
-        print(f"llm check: {exc}")
-        return ExitCode.USAGE
+        await provider.aclose()
+        raise CommandError(f"llm check: {exc}") from exc
+    except CommandError:
+        await provider.aclose()
+        raise
     entry, facts = provider.entry, getattr(provider, "facts", None)
     head = f"llm check: {provider.name} model {provider.model}{_platform_line(provider)}"
     if facts is None:
@@ -115,7 +129,7 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
               f", effort {settings.llm.effort or 'the model default'})")
     for line in _lacks(provider):
         print(f"  {provider.name}: {line}")
-    status = 0
+    status = ExitCode.OK
     try:
         for kind, request in samples(settings, kinds):
             for report in await report_cache_prefixes(provider, request, label=kind):
@@ -127,7 +141,7 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
                     r = await provider.complete(request)
                 except LLMError as exc:
                     print(f"  {kind}: call {n + 1} FAILED: {exc.kind}: {exc.message}")
-                    status = 1
+                    status = ExitCode.FAILURE
                     break
                 u = r.usage
                 print(f"  {kind}: call {n + 1}: model {r.model}, {r.latency_ms} ms, "
@@ -151,15 +165,15 @@ def _platform_line(provider: Any) -> str:
 
 
 def _lacks(provider: Any) -> list[str]:
-    """What the platform does not offer, and what judgeflow does instead."""
-    platform = getattr(provider, "platform", None)
-    if platform is None:
+    """What the model's platform endpoint does not offer, and what judgeflow does instead."""
+    endpoint = getattr(provider, "endpoint", None)
+    if endpoint is None:
         return []
-    out = []
-    if not platform.batches:
+    out = [f"endpoint: {endpoint.name}"]
+    if not endpoint.batches:
         out.append("no Message Batches API: `replay --batch` runs live calls (no discount)")
-    if not platform.count_tokens:
+    if not endpoint.count_tokens:
         out.append("no token counting: cache prefix sizes below are local estimates")
-    if not platform.models_api:
+    if not endpoint.models_api:
         out.append("no Models API: the model's lifecycle comes from judgeflow's platform data")
     return out

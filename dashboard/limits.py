@@ -3,11 +3,13 @@
 aiohttp has no cap on connections and no deadline for a request's headers, so a few hundred
 slow or idle sockets could hold the page. :class:`GuardedSite` wraps aiohttp's protocol
 factory: beyond ``max_connections`` a new connection gets a plain ``503`` and is closed; a
-sweeper closes connections whose request headers have not arrived within
-``header_timeout`` (counted from the first byte of a request, or from the connection for the
-first request) and idle keep-alive connections after ``idle_timeout``. A request whose
-headers were read is marked by :func:`request_started` (a middleware), so long responses
-(the event stream) are never cut; their number is capped by the event handler itself.
+sweeper (every ``sweep_every`` seconds) closes connections whose request headers have not
+arrived within ``header_timeout`` (counted from the first byte of a request, or from the
+connection for the first request: a client that connects and says nothing, or sends half a
+request line and stops, is closed then) and keep-alive connections idle for ``idle_timeout``
+after a response. A request whose headers were read is marked by :func:`request_started` (a
+middleware), so long responses (the event stream) are never cut; their number is capped by
+the event handler itself. ``Guard.closed_for`` counts the closes per reason.
 """
 
 from __future__ import annotations
@@ -34,6 +36,8 @@ class Limits:
     header_timeout: float = 10.0
     idle_timeout: float = 30.0
     body_timeout: float = 10.0
+    #: how often the sweeper looks (tests make every timeout small, this too)
+    sweep_every: float = 0.5
 
 
 @dataclass
@@ -43,6 +47,8 @@ class _Conn:
     waiting_since: float | None
     first_byte: float | None = None
     active: int = 0
+    #: requests whose headers were read: 0 means the first request is still awaited
+    served: int = 0
 
 
 class _Refuser(asyncio.Protocol):
@@ -79,6 +85,9 @@ class Guard:
         self.conns: dict[int, _Conn] = {}
         self.refused = 0
         self.timed_out = 0
+        #: closes per reason: "header" (a request's headers too slow, or none on a new
+        #: connection), "idle" (a keep-alive connection unused after a response)
+        self.closed_for: dict[str, int] = {"header": 0, "idle": 0}
         self._sweeper: asyncio.Task[None] | None = None
 
     def __call__(self) -> asyncio.Protocol:
@@ -106,6 +115,7 @@ class Guard:
         conn = self.conns.get(id(transport))
         if conn is not None:
             conn.active += 1
+            conn.served += 1
             conn.waiting_since = conn.first_byte = None
 
     def end(self, transport: Any) -> None:
@@ -115,22 +125,28 @@ class Guard:
             if conn.active <= 0:
                 conn.waiting_since = asyncio.get_running_loop().time()
 
+    def overdue(self, conn: _Conn, now: float) -> str | None:
+        """Why ``conn`` must be closed at ``now`` ("header", "idle"), None while it may stay."""
+        if conn.waiting_since is None:  # a request is being handled (or streamed)
+            return None
+        if conn.first_byte is not None:  # a request has begun: its headers are due
+            return "header" if now - conn.first_byte > self.limits.header_timeout else None
+        if conn.served == 0:  # a new connection owes its first request line
+            return "header" if now - conn.waiting_since > self.limits.header_timeout else None
+        return "idle" if now - conn.waiting_since > self.limits.idle_timeout else None
+
     def sweep(self, now: float) -> None:
-        lim = self.limits
         for conn in list(self.conns.values()):
-            if conn.waiting_since is None:
-                continue
-            started = conn.first_byte
-            late = (now - started > lim.header_timeout if started is not None
-                    else now - conn.waiting_since > lim.idle_timeout)
-            if late:
+            reason = self.overdue(conn, now)
+            if reason is not None:
                 self.timed_out += 1
+                self.closed_for[reason] += 1
                 conn.transport.abort()
 
-    async def run_sweeper(self, every: float = 0.5) -> None:
+    async def run_sweeper(self) -> None:
         loop = asyncio.get_running_loop()
         while True:
-            await asyncio.sleep(every)
+            await asyncio.sleep(self.limits.sweep_every)  # a timer, not a wait in a test
             self.sweep(loop.time())
 
     def start(self) -> None:

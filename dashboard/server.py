@@ -40,6 +40,7 @@ from dashboard.web import State, create_app
 from dashboard.window import Window
 from dashboard.writer import Writer
 from schemas.skill import SkillError, load_skill
+from streams.exit_codes import ExitCode
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -144,12 +145,12 @@ def prepare(args: argparse.Namespace, settings: Settings) -> tuple[State, ssl.SS
 def add_reviewer_command(args: argparse.Namespace) -> int:
     if args.reviewers is None:
         print("judgeflow dashboard: --add-reviewer needs --reviewers FILE", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     try:
         token = add_reviewer(args.reviewers, args.add_reviewer)
     except ValueError as exc:
         print(f"judgeflow dashboard: {exc}", file=sys.stderr)
-        return 2
+        return ExitCode.USAGE
     print(f"added {args.add_reviewer} to {args.reviewers}; their token (shown once, give it "
           f"to them privately; they open /auth?token=<token> once):\n{token}")
-    return 0
+    return ExitCode.OK

@@ -36,7 +36,6 @@ FLOORS: dict[str, int] = {
     # contents at INFO, and what an operator needs when a rebalance goes wrong.
     "aiokafka.consumer.group_coordinator": logging.INFO,
 }
-PHI_LOGGERS = tuple(name for name, floor in FLOORS.items() if floor >= logging.WARNING)
 WITHHELD = "(message withheld: it may quote patient data; see streams.logsafety)"
 
 log = logging.getLogger(__name__)
@@ -48,12 +47,6 @@ def floor_of(name: str) -> int | None:
     found = [(len(family), floor) for family, floor in FLOORS.items()
              if name == family or name.startswith(family + ".")]
     return max(found)[1] if found else None
-
-
-def is_phi_logger(name: str) -> bool:
-    """A logger whose records below WARNING may carry patient data."""
-    floor = floor_of(name)
-    return floor is not None and floor >= logging.WARNING
 
 
 def scrub_exception(record: logging.LogRecord) -> None:

@@ -23,7 +23,7 @@ from agents.errors import AgentsError
 from agents.judge.gates import GateAnswers
 from agents.judge.gates_feed import follow_outcomes
 from agents.judge.judge import Judge
-from agents.judge.routes import build_routes
+from agents.judge.routes import build_routes, check_overrides
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.journal import tombstone
@@ -97,6 +97,9 @@ async def serve(settings: Settings, provider: Provider | None = None,
                 stop: asyncio.Event | None = None, metrics: Metrics | None = None) -> None:
     """Run the judge worker until ``stop`` is set (on SIGTERM/SIGINT: see run_worker)."""
     skill = load_skill(settings.skill_dir)  # fail fast: a broken skill or missing key
+    # llm.criterion_models names criteria of this skill and catalogue models whatever the
+    # provider (the offline one too: a typo must not wait for the switch to a paid one)
+    check_overrides(settings, skill)
     provider = provider or make_provider(settings)
     require_credentials(provider)
     metrics = metrics or Metrics.create()

@@ -1,24 +1,30 @@
 """Claude on Amazon Bedrock and Google Vertex AI through the SDK's own clients.
 
-``llm.provider`` ``bedrock`` -> ``anthropic.AsyncAnthropicBedrock`` (InvokeModel:
-``POST /model/{id}/invoke``, SigV4-signed from the standard AWS credential chain — env,
-shared files, SSO, container or instance role — or ``Authorization: Bearer`` with Bedrock's
-API key ``AWS_BEARER_TOKEN_BEDROCK``, which the SDK reads itself); ``vertex`` ->
-``anthropic.AsyncAnthropicVertex`` (``.../publishers/anthropic/models/{m}:rawPredict`` with
-an OAuth token from Google's Application Default Credentials). Base URLs come from
-``ANTHROPIC_BEDROCK_BASE_URL`` / ``ANTHROPIC_VERTEX_BASE_URL`` (read by the SDK).
+The platform data (:mod:`agents.providers.platforms`) names, per model, the endpoint that
+serves it and so the client: ``llm.provider`` ``bedrock`` -> ``anthropic.AsyncAnthropicBedrock``
+for the ARN-versioned models on InvokeModel (``POST /model/{id}/invoke``, body field
+``anthropic_version: bedrock-2023-05-31``) or ``anthropic.AsyncAnthropicBedrockMantle`` for
+the models of "Claude in Amazon Bedrock" — the 5.x models — on the bedrock-mantle Messages
+API (``POST /anthropic/v1/messages``, the Claude API's request shape, ``model`` in the body,
+SigV4 for service ``bedrock-mantle``); both sign from the standard AWS credential chain or
+send Bedrock's API key ``AWS_BEARER_TOKEN_BEDROCK`` (read by the SDK). ``vertex`` ->
+``anthropic.AsyncAnthropicVertex`` (``.../publishers/anthropic/models/{m}:rawPredict`` with an
+OAuth token from Google's Application Default Credentials). Base URLs come from
+``ANTHROPIC_BEDROCK_BASE_URL`` / ``ANTHROPIC_BEDROCK_MANTLE_BASE_URL`` /
+``ANTHROPIC_VERTEX_BASE_URL`` (read by the SDK).
 
 Everything else is the Anthropic provider's (retries, pacing, halting, error kinds): the
-request differs only in the platform's model id (in the URL, never the body) and the
-``anthropic_version`` body field the platform requires (:mod:`agents.providers.platforms`).
-What a platform lacks is said once and replaced: no token counting (Bedrock) -> cache
-prefixes are estimated locally; no Message Batches (both) -> ``supports_batches`` is false
-and ``replay --batch`` runs live calls; no Models API -> the lifecycle comes from the
-platform data. The client is pluggable (``client=``) like the Anthropic provider's.
+request differs only in the platform's model id and the ``anthropic_version`` body field an
+endpoint may require. What an endpoint lacks is said once and replaced: no token counting
+(InvokeModel) -> cache prefixes are estimated locally; no Message Batches (every endpoint
+here) -> ``supports_batches`` is false and ``replay --batch`` runs live calls; no Models
+API -> the lifecycle comes from the platform data. The client is pluggable (``client=``)
+like the Anthropic provider's.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 import math
 import os
@@ -29,7 +35,7 @@ from typing import Any
 import anthropic
 
 from agents.errors import AgentsError, LLMError
-from agents.providers import platforms
+from agents.providers import cloud_credentials, platforms
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.anthropic_errors import classify
 from agents.providers.base import LLMRequest
@@ -37,22 +43,20 @@ from agents.providers.limits import Budget
 from agents.providers.settings import LLMSettings
 
 log = logging.getLogger(__name__)
-HINTS = {"bedrock": "AWS credentials (the standard chain: AWS_ACCESS_KEY_ID/"
-                    "AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO or an instance/task role) or "
-                    "Bedrock's API key AWS_BEARER_TOKEN_BEDROCK",
-         "vertex": "Google Application Default Credentials (gcloud auth application-default "
-                   "login, GOOGLE_APPLICATION_CREDENTIALS, or the attached service account)"}
 
 
-def make_client(key: str, llm: LLMSettings, base_url: str | None = None) -> Any:
-    """The SDK's client for platform ``key``; a missing region/project is one line."""
+def make_client(client: platforms.Client, llm: LLMSettings, base_url: str | None = None
+                ) -> Any:
+    """The SDK's client of that kind; a missing region/project is one line."""
     common: dict[str, Any] = {"max_retries": llm.sdk_max_retries,
                               "timeout": llm.deadline_seconds}
     if base_url:
         common["base_url"] = base_url
     try:
-        if key == "bedrock":
+        if client == "bedrock":
             return anthropic.AsyncAnthropicBedrock(aws_region=llm.region, **common)
+        if client == "bedrock-mantle":
+            return anthropic.AsyncAnthropicBedrockMantle(aws_region=llm.region, **common)
         project = llm.project or os.environ.get("ANTHROPIC_VERTEX_PROJECT_ID")
         if not project:
             raise AgentsError("llm.provider vertex needs a project: set JUDGEFLOW_LLM__PROJECT "
@@ -60,11 +64,11 @@ def make_client(key: str, llm: LLMSettings, base_url: str | None = None) -> Any:
         if llm.region:
             common["region"] = llm.region
         return anthropic.AsyncAnthropicVertex(project_id=project, **common)
-    except ValueError as exc:  # no region: the SDK says which settings it looked at
-        hint = "JUDGEFLOW_LLM__REGION or AWS_REGION" if key == "bedrock" else (
-            "JUDGEFLOW_LLM__REGION or CLOUD_ML_REGION")
-        raise AgentsError(f"llm.provider {key}: {str(exc).splitlines()[0]} (set {hint})"
-                          ) from None
+    except (ValueError, anthropic.AnthropicError) as exc:  # no region: the SDK says which
+        vertex = client == "vertex"                          # settings it looked at
+        hint = "JUDGEFLOW_LLM__REGION or " + ("CLOUD_ML_REGION" if vertex else "AWS_REGION")
+        raise AgentsError(f"llm.provider {'vertex' if vertex else 'bedrock'}: "
+                          f"{str(exc).splitlines()[0]} (set {hint})") from None
 
 
 class CloudProvider(AnthropicProvider):
@@ -72,32 +76,38 @@ class CloudProvider(AnthropicProvider):
 
     def __init__(self, settings: LLMSettings, key: str, *, client: Any = None,
                  budget: Budget | None = None, base_url: str | None = None) -> None:
-        self.platform = platforms.get(key)
+        self.platform = platforms.get(key, settings.platforms_file)
         self.platform_model = self.platform.model(key, settings.model)
-        super().__init__(settings, client=client or make_client(key, settings, base_url),
-                         budget=budget)
+        #: The endpoint serving the model (Bedrock: InvokeModel or bedrock-mantle).
+        self.endpoint = self.platform.endpoint_of(self.platform_model)
+        super().__init__(settings, budget=budget, client=client or make_client(
+            self.endpoint.client, settings, base_url))
         self.name = key
-        self.supports_batches = self.platform.batches
-        self.credentials_hint = HINTS[key]
+        self.supports_batches = self.endpoint.batches
+        self.credentials_hint = cloud_credentials.HINTS[key]
         self._said: set[str] = set()
 
     def params(self, request: LLMRequest) -> dict[str, Any]:
         params = super().params(request)
-        params["model"] = self.platform_model.id  # the SDK moves it into the URL
-        params["extra_body"] = {"anthropic_version": self.platform.anthropic_version}
+        params["model"] = self.platform_model.id  # InvokeModel/rawPredict: the SDK puts it
+        if self.endpoint.anthropic_version:       # in the URL; Mantle: in the body
+            params["extra_body"] = {"anthropic_version": self.endpoint.anthropic_version}
         return params
 
     async def complete(self, request: Any) -> Any:
         try:
-            return await super().complete(request)
+            response = await super().complete(request)
         except LLMError:
             raise
         except Exception as exc:  # credential chains raise their own types
-            if not _credential_error(exc):
+            if not cloud_credentials.is_credential_error(exc):
                 raise
             log.debug("%s credentials: %r", self.name, exc)
             raise LLMError("auth", f"{self.name}: no usable credentials "
                            f"({type(exc).__name__})", retryable=False) from None
+        # Mantle answers with its own id (anthropic.claude-...): results name the catalogue's
+        known = self.platform.catalogue_id(response.model)
+        return response if known is None else dataclasses.replace(response, model=known)
 
     def _once(self, what: str, message: str) -> None:
         if what not in self._said:
@@ -107,8 +117,8 @@ class CloudProvider(AnthropicProvider):
     async def count_prefix_tokens(self, request_prefix: LLMRequest) -> int:
         p = self.params(request_prefix)
         messages = p["messages"] or [{"role": "user", "content": "."}]
-        if not self.platform.count_tokens:
-            self._once("count", "the platform has no token counting; cache prefix sizes "
+        if not self.endpoint.count_tokens:
+            self._once("count", "the endpoint has no token counting; cache prefix sizes "
                        "are local estimates (characters / 3.5)")
             chars = sum(len(str(p.get(k) or "")) for k in ("system", "tools")) + len(
                 str(messages))
@@ -145,7 +155,7 @@ class CloudProvider(AnthropicProvider):
                         m.retires or "a date not yet announced")
 
     def _no_batches(self) -> LLMError:
-        return LLMError("unsupported", f"{self.platform.name} has no Message Batches API; "
+        return LLMError("unsupported", f"{self.endpoint.name} has no Message Batches API; "
                         "run the replay without --batch (live calls)", retryable=False)
 
     async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]
@@ -160,31 +170,4 @@ class CloudProvider(AnthropicProvider):
 
     @property
     def has_credentials(self) -> bool:
-        c = self.client
-        if self.name == "bedrock":
-            if getattr(c, "api_key", None):
-                return True
-            try:
-                import boto3
-
-                return boto3.Session(profile_name=getattr(c, "aws_profile", None),
-                                     region_name=getattr(c, "aws_region", None)
-                                     ).get_credentials() is not None
-            except Exception:
-                return False
-        if getattr(c, "access_token", None) or getattr(c, "credentials", None):
-            return True
-        try:
-            import google.auth
-
-            google.auth.default(scopes=["https://www.googleapis.com/auth/cloud-platform"])
-        except Exception:
-            return False
-        return True
-
-
-def _credential_error(exc: Exception) -> bool:
-    names = {t.__name__ for t in type(exc).__mro__}
-    return bool(names & {"NoCredentialsError", "DefaultCredentialsError", "RefreshError",
-                         "GoogleAuthError", "BotoCoreError"}) or (
-        isinstance(exc, RuntimeError) and "credentials" in str(exc).lower())
+        return cloud_credentials.found(self.name, self.client)

@@ -23,7 +23,9 @@ class CriterionModel(BaseModel):
 
 class LLMSettings(BaseModel):
     #: ``anthropic`` (the Claude API), ``bedrock`` (Amazon Bedrock through the SDK's
-    #: AnthropicBedrock client), ``vertex`` (Google Vertex AI, AnthropicVertex), ``offline``.
+    #: AnthropicBedrockMantle client for the 5.x models, AnthropicBedrock for the
+    #: ARN-versioned ones: platforms.json says which), ``vertex`` (Google Vertex AI,
+    #: AnthropicVertex), ``offline``.
     provider: Literal["anthropic", "bedrock", "vertex", "offline"] = "offline"
     #: Cloud region: Bedrock (default: the AWS chain, ``AWS_REGION``/profile) or Vertex
     #: (default: ``CLOUD_ML_REGION``; ``global``, ``us``, ``eu`` or a region).
@@ -44,6 +46,10 @@ class LLMSettings(BaseModel):
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
     #: A JSON model catalogue whose entries add to / replace the packaged ones.
     models_file: Path | None = None
+    #: A JSON file of Bedrock/Vertex model ids, lifecycles and endpoints that add to /
+    #: replace the packaged ``agents/providers/platforms.json`` (a platform's new model
+    #: without a release).
+    platforms_file: Path | None = None
     #: Prompt-cache lifetime asked for (``cache_control.ttl``); priced accordingly.
     cache_ttl: Literal["5m", "1h"] = "5m"
     #: Count each distinct cacheable prefix once (count_tokens) and log whether it caches.

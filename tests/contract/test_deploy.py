@@ -13,9 +13,13 @@ import copy
 import json
 import os
 import re
+import selectors
 import shutil
+import ssl
 import subprocess
 import sys
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -28,6 +32,7 @@ from cli.env_names import unknown
 from cli.main import build_parser
 from cli.worker import WORKERS
 from streams.metrics import Metrics
+from tools.broker import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -331,3 +336,74 @@ def test_grafana_has_the_quality_panels() -> None:
     assert any("judgeflow_llm_cost_usd_total" in e for e in by_title["USD per hour (last hour)"])
     cache = " ".join(by_title["Cache-served share of input tokens (range)"])
     assert 'type="cache_read"' in cache
+
+
+def dashboard_commands() -> dict[str, list[str]]:
+    """Every ``judgeflow dashboard`` the deploy files run (compose services, k8s containers)."""
+    found = {f"compose {name}": [resolve(a) for a in svc["command"]]
+             for name, svc in judgeflow_services().items() if svc["command"][0] == "dashboard"}
+    for container in k8s_containers():
+        if container["args"][0] == "dashboard":
+            found[f"k8s {container['name']}"] = list(container["args"])
+    return found
+
+
+def mounted_secrets(command: list[str], tls_dir: Path) -> list[str]:
+    """``command`` with each /run/secrets/NAME replaced by the file compose mounts there,
+    JUDGEFLOW_DASHBOARD_TLS_DIR set to ``tls_dir``."""
+    files = {f"/run/secrets/{name}": Path(INTERPOLATION.sub(
+        lambda m: str(tls_dir) if m.group(1) == "JUDGEFLOW_DASHBOARD_TLS_DIR" else
+        (m.group(2) or ""), spec["file"])) for name, spec in compose().get("secrets", {}).items()}
+    return [str(files.get(a, a)) for a in command]
+
+
+def until_line(proc: subprocess.Popen[str], wanted: str, seconds: float) -> str:
+    """Output lines of ``proc`` until one contains ``wanted`` (waits for it, at most
+    ``seconds``); everything read so far if the process ends or the time runs out."""
+    seen: list[str] = []
+    assert proc.stdout is not None
+    with selectors.DefaultSelector() as sel:
+        sel.register(proc.stdout, selectors.EVENT_READ)
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0 and sel.select(left):
+            line = proc.stdout.readline()
+            if not line:
+                break
+            seen.append(line)
+            if wanted in line:
+                break
+    return "".join(seen)
+
+
+def test_the_dashboard_starts_with_exactly_the_deployed_arguments(tmp_path: Path) -> None:
+    """The compose dashboard's command (its secrets at the files compose mounts, from
+    dev-tls.sh) starts and serves HTTPS to a client that trusts the dev CA; only the port is
+    a free one (compose maps 8765 on the host). The same for any k8s dashboard."""
+    commands = dashboard_commands()
+    assert "compose dashboard" in commands
+    tls = tmp_path / "tls"
+    subprocess.run(["sh", str(DEPLOY / "compose" / "dev-tls.sh"), str(tls)], check=True,
+                   capture_output=True, timeout=60)
+    token = "compose-token-0123456789"
+    env = {**{k: v for k, v in os.environ.items() if not k.startswith("JUDGEFLOW_")},
+           "JUDGEFLOW_DASHBOARD_TOKEN": token, "JUDGEFLOW_STATE_DIR": str(tmp_path / "state"),
+           "JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS": "127.0.0.1:1"}  # it backs off meanwhile
+    for where, command in commands.items():
+        port = free_port()
+        args = mounted_secrets(command, tls)
+        args[args.index("--port") + 1] = str(port)
+        proc = subprocess.Popen([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env,
+                                stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        try:
+            said = until_line(proc, "judgeflow dashboard: https://", 60)
+            assert "judgeflow dashboard: https://0.0.0.0:" in said, f"{where}: {said}"
+            ctx = ssl.create_default_context(cafile=str(tls / "ca.crt"))
+            request = urllib.request.Request(f"https://127.0.0.1:{port}/api/health",
+                                             headers={"Authorization": f"Bearer {token}"})
+            with urllib.request.urlopen(request, context=ctx, timeout=10) as resp:
+                assert resp.status == 200, where
+        finally:
+            proc.terminate()
+            proc.wait(timeout=30)
+            assert proc.stdout is not None
+            proc.stdout.close()

@@ -89,8 +89,12 @@ def test_demo_stops_when_a_worker_dies_and_says_why() -> None:
     proc = subprocess.run([sys.executable, "-m", "cli.main", "demo", "--timeout", "240"],
                           env=env, capture_output=True, text=True, timeout=200)
     assert proc.returncode == 1, proc.stdout[-3000:] + proc.stderr[-3000:]
-    stopped = re.search(r"judgeflow demo: stopped after (\d+)s: (.*)", proc.stdout)
-    assert stopped is not None, proc.stdout[-3000:]
+    # the reason is one `judgeflow:` line on stderr (the one error map), not on stdout
+    stopped = re.search(r"^judgeflow: demo: stopped after (\d+)s: (.*)$", proc.stderr, re.M)
+    assert stopped is not None, proc.stderr[-3000:]
+    assert "stopped after" not in proc.stdout
+    assert [line for line in proc.stderr.splitlines() if line.startswith("judgeflow")] == [
+        stopped.group(0)]  # one line: it names the kept worker logs itself
     assert int(stopped.group(1)) < 120
     assert "worker exited with status 2: " in stopped.group(2)
     assert "cannot start: skill folder /nope does not exist" in stopped.group(2)

@@ -1,8 +1,9 @@
-"""The judge worker on the real broker through Amazon Bedrock and Google Vertex AI: the SDK's
-own AnthropicBedrock/AnthropicVertex clients against the platform fakes (SigV4 from static
-AWS keys; an OAuth token minted by the ADC chain from a service-account file), one result per
-job priced as the catalogue model; and a gated criterion is told its gate cell's answer from
-the cell-outcomes topic."""
+"""The judge worker on the real broker through Amazon Bedrock (InvokeModel for an
+ARN-versioned model, the bedrock-mantle Messages API for a 5.x model) and Google Vertex AI:
+the SDK's own AnthropicBedrock/AnthropicBedrockMantle/AnthropicVertex clients against the
+platform fakes (SigV4 from static AWS keys; an OAuth token minted by the ADC chain from a
+service-account file), one result per job priced as the catalogue model; and a gated
+criterion is told its gate cell's answer from the cell-outcomes topic."""
 
 from __future__ import annotations
 
@@ -69,25 +70,33 @@ def outcome(agreed: Any) -> bytes:
                        ).model_dump_json().encode()
 
 
-@pytest.fixture(params=["bedrock", "vertex"])
+#: (provider, model, the path every model request must end with, model in the body?)
+PLATFORMS = {"bedrock-invoke": ("bedrock", "claude-haiku-4-5", "/invoke", False),
+             "bedrock-mantle": ("bedrock", "claude-haiku-5-5", "/anthropic/v1/messages", True),
+             "vertex": ("vertex", "claude-haiku-4-5", ":rawPredict", False)}
+Platform = tuple[str, str, str, bool, FakeAnthropic]
+
+
+@pytest.fixture(params=sorted(PLATFORMS))
 def platform(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch,
-             tmp_path: Path) -> Iterator[tuple[str, FakeAnthropic]]:
-    env: Any = cloud_env.bedrock if request.param == "bedrock" else cloud_env.vertex
+             tmp_path: Path) -> Iterator[Platform]:
+    name, model, route, in_body = PLATFORMS[request.param]
+    env: Any = cloud_env.bedrock if name == "bedrock" else cloud_env.vertex
     ctx: AbstractContextManager[FakeAnthropic] = env(monkeypatch, tmp_path / "cloud")
     (tmp_path / "cloud").mkdir()
     with ctx as fake:
         fake.responder = reply
-        yield request.param, fake
+        yield name, model, route, in_body, fake
 
 
 async def test_a_judge_worker_on_the_platform(bootstrap: str, tmp_path: Path,
-                                              platform: tuple[str, FakeAnthropic]) -> None:
-    name, fake = platform
+                                              platform: Platform) -> None:
+    name, model, route, in_body, fake = platform
     (tmp_path / "data").mkdir()
     settings: Settings = make_settings(
         bootstrap, skill_dir=gated_skill(tmp_path / "data"),
         charts_dir=write_charts(tmp_path / "data"),
-        llm={"provider": name, "model": "claude-haiku-4-5", "sdk_max_retries": 0,
+        llm={"provider": name, "model": model, "sdk_max_retries": 0,
              "deadline_seconds": 10.0, "requests_per_minute": 6000, "concurrency": 2,
              "max_attempts": 2})
     await ensure_topics(settings)
@@ -111,24 +120,29 @@ async def test_a_judge_worker_on_the_platform(bootstrap: str, tmp_path: Path,
     assert set(by_job) == {"job-plain", "job-gated"}
     for r in results:
         assert r["status"] == "ok", r["validation"]
-        assert (r["provider"], r["model"]) == (name, "claude-haiku-4-5")
+        assert (r["provider"], r["model"]) == (name, model)
         assert r["usage"]["cost_usd"] > 0 and r["usage"]["llm_calls"] == 1
         # the ".txt" pointer kept its evidence, suffix stripped
         assert r["analysis"]["evidence_pointers"][0]["note_id"] == "n01"
-    sent = [q for q in fake.requests if q.path.endswith(("/invoke", ":rawPredict"))
-            and "count-tokens" not in q.path]
-    assert len(sent) == 2 and all("model" not in q.body for q in sent)
+    sent = [q for q in fake.requests if q.path.endswith(route) and "count-tokens" not in q.path]
+    assert len(sent) == 2 and all(("model" in q.body) is in_body for q in sent)
+    assert all(q.status == 200 for q in sent)
+    if in_body:  # bedrock-mantle: the Bedrock model id, the Messages API's header version
+        assert {q.body["model"] for q in sent} == {"anthropic.claude-haiku-5-5"}
+        assert {q.headers["anthropic-version"] for q in sent} == {"2026-10-21"}
     cases = {"criterion on_sglt2i" in (c := q.body["messages"][0]["content"]): c
              for q in sent}
     assert "the patient's answer is true (the agents agreed); the gate is met" in cases[True]
     assert "Gate criterion" not in cases[False]
 
 
+@pytest.mark.parametrize("endpoint", ["bedrock-invoke", "bedrock-mantle"])
 async def test_replay_batch_on_bedrock_runs_live_calls(
         bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
-        caplog: pytest.LogCaptureFixture) -> None:
-    """Bedrock has no Message Batches API: ``replay judge --batch`` says so and judges every
-    job with live calls (at live prices) instead of failing."""
+        caplog: pytest.LogCaptureFixture, endpoint: str) -> None:
+    """Neither Bedrock endpoint has a Message Batches API: ``replay judge --batch`` says so and
+    judges every job with live calls (at live prices) instead of failing."""
+    _, model, route, _ = PLATFORMS[endpoint]
     from agents.replay.run import Options, replay
 
     (tmp_path / "data").mkdir()
@@ -137,7 +151,7 @@ async def test_replay_batch_on_bedrock_runs_live_calls(
         fake.responder = reply
         s = make_settings(bootstrap, skill_dir=write_skill(tmp_path / "data"),
                           charts_dir=write_charts(tmp_path / "data"),
-                          llm={"provider": "bedrock", "model": "claude-haiku-4-5",
+                          llm={"provider": "bedrock", "model": model,
                                "sdk_max_retries": 0, "deadline_seconds": 10.0,
                                "requests_per_minute": 6000, "max_attempts": 2})
         await ensure_topics(s)
@@ -146,7 +160,7 @@ async def test_replay_batch_on_bedrock_runs_live_calls(
                       [(j.key.encode(), j.model_dump_json().encode()) for j in js])
         with caplog.at_level("WARNING"):
             await replay(s, Options(worker="judge", batch=True, poll_seconds=0.05))
-        live = [q for q in fake.requests if q.path.endswith("/invoke")]
+        live = [q for q in fake.requests if q.path.endswith(route)]
     assert "has no Message Batches API: --batch runs live calls" in caplog.text
     assert len(live) == 3
     results = values(await collect(bootstrap, s.topics.judge_results, until=3, timeout=20,

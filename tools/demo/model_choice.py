@@ -27,7 +27,7 @@ from tools.fakes.fake_anthropic import FakeAnthropic
 from tools.fakes.fake_sample_judge import SampleJudge
 from tools.subproc import WorkerProcess, settings_env
 
-MOVE = {"latest_egfr": {"model": "claude-haiku-4-5"}, "ckd_stage": {"model": "claude-haiku-4-5"}}
+MOVE = {"latest_egfr": {"model": "claude-haiku-5-5"}, "ckd_stage": {"model": "claude-haiku-5-5"}}
 
 
 async def _count(s: Settings, topic: str) -> int:

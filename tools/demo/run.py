@@ -22,6 +22,7 @@ import orjson
 
 from agents.settings import Settings
 from streams import kafka_clients
+from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_settings import KafkaSettings
 from streams.topics import assign_all, ensure_topics
 from tools.demo.tally import Expect, Seen
@@ -249,11 +250,10 @@ def _pipeline(s: Settings, target: Target, settle: float, timeout: float, out: A
             # running, so the reviewer's decisions move the calibration view
             hold_fn(s, work)
     if dead:  # the tables would only show what the dead worker never produced
-        print(f"\njudgeflow demo: stopped after {time.monotonic() - started:.0f}s: "
-              f"{'; '.join(reasons)}. Worker logs: {work}", file=out, flush=True)
-        return 1
+        # the reason is an error: one `judgeflow:` line on stderr through the one map
+        raise CommandError(f"demo: stopped after {time.monotonic() - started:.0f}s: "
+                           f"{'; '.join(reasons)}. Worker logs: {work}", ExitCode.FAILURE)
     if not ok:
-        print(f"\njudgeflow demo: incomplete after {timeout:.0f}s. Worker logs: {work}",
-              file=out, flush=True)
-        return 1
-    return 0
+        raise CommandError(f"demo: incomplete after {timeout:.0f}s. Worker logs: {work}",
+                           ExitCode.FAILURE)
+    return ExitCode.OK

@@ -27,6 +27,8 @@ Vertex (``FakeVertex``; ``ANTHROPIC_VERTEX_BASE_URL`` = ``fake.vertex_base_url``
   400. Errors are ``{"error": {"code", "message", "status"}}``.
 
 Neither platform serves Message Batches here (nor does the SDK's platform client send them).
+Bedrock's other endpoint, the bedrock-mantle Messages API, is in
+:mod:`tools.fakes.fake_mantle` (a :class:`FakeBedrock` that serves both).
 """
 
 from __future__ import annotations
@@ -65,6 +67,8 @@ def _body_problems(body: dict[str, Any], version: str) -> str | None:
 
 class FakeBedrock(FakeAnthropic):
     platform = "bedrock"
+    #: The SigV4 service InvokeModel requests are signed for (bedrock-mantle: its own).
+    service = "bedrock"
 
     def __init__(self, *args: Any, region: str = AWS_REGION, **kw: Any) -> None:
         super().__init__(*args, **kw)
@@ -84,17 +88,19 @@ class FakeBedrock(FakeAnthropic):
         m = _INVOKE.match(path.split("?")[0])
         if m is None:
             return self.error(404, "UnknownOperationException", "unknown operation")
-        problem = _body_problems(body, self.data.anthropic_version)
+        problem = _body_problems(body, str(self.data.endpoints["invoke"].anthropic_version))
         if problem is not None:
             return self.error(400, "ValidationException", problem)
-        model = self.data.catalogue_id(unquote(m.group(1)))
+        model = self.data.catalogue_id(unquote(m.group(1)), "invoke")
         if model is None:
             return self.error(400, "ValidationException",
                               "The provided model identifier is invalid.")
         rest = {k: v for k, v in body.items() if k != "anthropic_version"}
         return self.answer("/v1/messages", {**rest, "model": model}, PLATFORM_VERSION)
 
-    def _auth(self, path: str, h: dict[str, str], raw: bytes) -> Reply | None:
+    def _auth(self, path: str, h: dict[str, str], raw: bytes,
+              service: str | None = None) -> Reply | None:
+        service = service or self.service
         auth = h.get("authorization", "")
         if auth.startswith("Bearer "):
             return None if auth[7:] == BEARER else self.error(
@@ -103,18 +109,19 @@ class FakeBedrock(FakeAnthropic):
         if m is None or "x-amz-date" not in h:
             return self.error(403, "MissingAuthenticationTokenException",
                               "Missing Authentication Token")
-        key, day, region, service, signed, signature = m.groups()
-        if key != AWS_KEY or region != self.region or service != "bedrock" \
+        key, day, region, signed_for, signed, signature = m.groups()
+        if key != AWS_KEY or region != self.region or signed_for != service \
                 or not h["x-amz-date"].startswith(day):
             return self.error(403, "UnrecognizedClientException",
                               "The security token included in the request is invalid.")
-        if not hmac.compare_digest(signature, self._signature(path, h, signed, day, raw)):
+        if not hmac.compare_digest(signature, self._signature(path, h, signed, day, raw,
+                                                              service)):
             return self.error(403, "InvalidSignatureException", "The request signature we "
                               "calculated does not match the signature you provided.")
         return None
 
     def _signature(self, path: str, h: dict[str, str], signed: str, day: str,
-                   raw: bytes) -> str:
+                   raw: bytes, service: str) -> str:
         """SigV4 recomputed from the request as received (AWS's documented algorithm)."""
         uri, _, query = path.partition("?")
         canon_uri = "/".join(_q(unquote(seg)) for seg in uri.split("/"))
@@ -123,11 +130,11 @@ class FakeBedrock(FakeAnthropic):
             "POST", canon_uri, query,
             "".join(f"{n}:{' '.join(h.get(n, '').split())}\n" for n in names), signed,
             hashlib.sha256(raw).hexdigest()])
-        scope = f"{day}/{self.region}/bedrock/aws4_request"
+        scope = f"{day}/{self.region}/{service}/aws4_request"
         to_sign = "\n".join(["AWS4-HMAC-SHA256", h["x-amz-date"], scope,
                              hashlib.sha256(canonical.encode()).hexdigest()])
         k = f"AWS4{AWS_SECRET}".encode()
-        for part in (day, self.region, "bedrock", "aws4_request"):
+        for part in (day, self.region, service, "aws4_request"):
             k = hmac.new(k, part.encode(), hashlib.sha256).digest()
         return hmac.new(k, to_sign.encode(), hashlib.sha256).hexdigest()
 
@@ -198,7 +205,7 @@ class FakeVertex(FakeAnthropic):
             rest = {k: v for k, v in body.items() if k != "anthropic_version"}
             return self.answer("/v1/messages/count_tokens", {**rest, "model": model},
                                PLATFORM_VERSION)
-        problem = _body_problems(body, self.data.anthropic_version)
+        problem = _body_problems(body, str(self.data.endpoints["rawpredict"].anthropic_version))
         if problem is not None:
             return self.error(400, "INVALID_ARGUMENT", problem)
         model = self.data.catalogue_id(unquote(m.group(3)))

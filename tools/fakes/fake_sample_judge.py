@@ -20,6 +20,8 @@ _CELL = re.compile(r"Cell: task (\S+), patient (\S+), criterion (\S+)")
 _CANON = re.compile(r"answer: .*\(canonical: (.*)\)$", re.MULTILINE)
 _NOTE = re.compile(r"note (\S+) \((?:cited|not cited)")
 #: a hint -> the opposite hint and the agent it then calls correct
+#: the models the fake answers worse as (its "weak" models, by default)
+HAIKU = frozenset({"claude-haiku-4-5", "claude-haiku-5-5"})
 _SWAP = {"agent_a_error": ("agent_b_error", "agent_a"),
          "agent_b_error": ("agent_a_error", "agent_b")}
 
@@ -31,7 +33,7 @@ def _adjudications() -> dict[tuple[str, str, str], dict[str, Any]]:
 
 
 class SampleJudge:
-    def __init__(self, weak: frozenset[str] = frozenset({"claude-haiku-4-5"}),
+    def __init__(self, weak: frozenset[str] = HAIKU,
                  hard: frozenset[str] = frozenset()) -> None:
         self.weak, self.hard = weak, hard
         self.truth = _adjudications()

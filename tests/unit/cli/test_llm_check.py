@@ -44,7 +44,9 @@ def test_one_call_per_worker_kind(fake: FakeAnthropic,
 def test_a_model_it_cannot_use_exits_2(fake: FakeAnthropic, capsys: pytest.CaptureFixture[str],
                                        model: str, says: str) -> None:
     assert main(["llm", "check", "--model", model]) == 2
-    assert says in capsys.readouterr().out and fake.message_requests() == []
+    err = capsys.readouterr().err  # one `judgeflow:` line through the one error map
+    assert err.startswith("judgeflow: llm check: ") and says in err
+    assert fake.message_requests() == []
 
 
 def test_a_failing_call_exits_1(fake: FakeAnthropic,

@@ -3,9 +3,16 @@ never a traceback, a silent no-op or a hang (driven through ``cli.main.main``)."
 
 from __future__ import annotations
 
+import os
+from logging import ERROR
+from pathlib import Path
+
 import pytest
 
 from cli.main import main
+
+#: variables of the AWS and Google credential chains, cleared for every case
+CLOUD_CHAINS = ("AWS_", "GOOGLE_", "CLOUDSDK_", "ANTHROPIC_")
 
 #: (environment, argv, exit status, what the one line must say)
 CASES = [
@@ -26,6 +33,25 @@ CASES = [
     ({}, ["replay", "judge", "--dry-rn"], 2, "did you mean --dry-run?"),
     ({"JUDGEFLOW_LLM__PROVIDER": "anthropic"}, ["llm", "check"], 2,
      "llm.provider is anthropic but ANTHROPIC_API_KEY is not set"),
+    # a provider asked for explicitly that cannot be checked is an error, as for bedrock
+    ({}, ["llm", "check", "--provider", "anthropic"], 2,
+     "judgeflow: llm check: --provider anthropic but ANTHROPIC_API_KEY is not set"),
+    ({"JUDGEFLOW_LLM__PROVIDER": "bedrock", "AWS_REGION": "eu-west-1"}, ["llm", "check"], 2,
+     "judgeflow: llm check: no bedrock credentials found"),
+    ({"JUDGEFLOW_LLM__PROVIDER": "bedrock"}, ["llm", "check"], 2,
+     "judgeflow: llm check: llm.provider bedrock: No AWS region"),
+    ({}, ["llm", "check", "--provider", "vertex"], 2,
+     "judgeflow: llm check: llm.provider vertex needs a project"),
+    ({"ANTHROPIC_VERTEX_PROJECT_ID": "p", "CLOUD_ML_REGION": "us-east5"},
+     ["llm", "check", "--provider", "vertex"], 2,
+     "judgeflow: llm check: no vertex credentials found"),
+    ({"JUDGEFLOW_LLM__CRITERION_MODELS": "{bad"}, ["config"], 2,
+     "invalid configuration: JUDGEFLOW_LLM__CRITERION_MODELS is not valid JSON: Expecting"),
+    # the offline provider too: a typo must not wait for the switch to a paid one
+    ({"JUDGEFLOW_LLM__CRITERION_MODELS": '{"nosuch": {"model": "gpt-4"}}'},
+     ["worker", "judge"], 2, "llm.criterion_models['nosuch']: no such criterion in the skill"),
+    ({"JUDGEFLOW_LLM__CRITERION_MODELS": '{"diabetes_type": {"model": "gpt-4"}}'},
+     ["worker", "judge"], 2, "model 'gpt-4' is not in the model catalogue"),
     ({}, ["replay", "judge", "--budget-usd", "0"], 2, "--budget-usd must be positive"),
     ({}, ["produce", "chart-review.agent-answers.v1", "/nonexistent.jsonl"], 2,
      "/nonexistent.jsonl: no such file"),
@@ -43,13 +69,20 @@ def run(argv: list[str]) -> int:
 @pytest.mark.parametrize(("env", "argv", "code", "says"), CASES,
                          ids=[" ".join(c[1]) + "|" + ",".join(c[0]) for c in CASES])
 def test_a_mistake_is_one_line_and_a_non_zero_exit(
-        env: dict[str, str], argv: list[str], code: int, says: str,
-        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+        env: dict[str, str], argv: list[str], code: int, says: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for name in [n for n in os.environ if n.startswith(CLOUD_CHAINS)]:
+        monkeypatch.delenv(name)  # no platform credentials from the machine's environment
+    monkeypatch.setenv("HOME", str(tmp_path))  # nor from ~/.aws, ~/.config/gcloud
+    monkeypatch.setenv("JUDGEFLOW_STATE_DIR", str(tmp_path / "state"))
     for name, value in env.items():
         monkeypatch.setenv(name, value)
     assert run(argv) == code
     err = capsys.readouterr().err
+    if argv[0] == "worker":  # a worker logs its one line (stderr; pytest captures logging)
+        err = "".join(f"{r.getMessage()}\n" for r in caplog.records if r.levelno >= ERROR)
     assert says in err
     assert err.count("\n") == 1 and "Traceback" not in err, err
 

@@ -6,6 +6,7 @@ the session cookie, TLS, and the refusal to serve off loopback without TLS."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import socket
 import ssl
@@ -13,6 +14,7 @@ import struct
 import subprocess
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import cast
 
 import aiohttp
 import pytest
@@ -21,7 +23,7 @@ from aiohttp import web
 from agents.context.charts import ChartStore
 from cli.main import main
 from dashboard.feed import FeedStatus, Hub
-from dashboard.limits import GuardedSite, Limits
+from dashboard.limits import Guard, GuardedSite, Limits, _Conn
 from dashboard.security import TOKEN_ENV, AccessLogger, access_log, quiet_server_logs
 from dashboard.sessions import SESSION_COOKIE, Access
 from dashboard.web import State, create_app
@@ -56,7 +58,7 @@ async def start(tmp_path: Path, limits: Limits, access: Access | None = None,
 @pytest.fixture()
 async def server(tmp_path: Path) -> AsyncIterator[Server]:
     srv = await start(tmp_path, Limits(max_connections=8, max_streams=2, header_timeout=0.6,
-                                       idle_timeout=1.0))
+                                       idle_timeout=1.0, sweep_every=0.05))
     yield srv
     await srv.runner.cleanup()
 
@@ -68,16 +70,6 @@ async def raw(port: int, data: bytes, read: bool = True) -> bytes:
     out = await asyncio.wait_for(reader.read(), 10) if read else b""
     writer.close()
     return out
-
-
-async def closed_within(reader: asyncio.StreamReader, seconds: float) -> bool:
-    try:
-        await asyncio.wait_for(reader.read(), seconds)
-    except TimeoutError:
-        return False
-    except ConnectionResetError:
-        pass
-    return True
 
 
 async def test_a_foreign_host_header_gets_no_patient_data(server: Server) -> None:
@@ -123,22 +115,87 @@ async def test_live_pages_are_capped_with_a_clean_503(server: Server) -> None:
             s.close()
 
 
-async def test_slow_headers_and_idle_connections_are_closed(server: Server) -> None:
-    reader, writer = await asyncio.open_connection("127.0.0.1", server.port)
-    writer.write(b"GET /api/rows HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # ...and never the end
-    await writer.drain()
-    assert await closed_within(reader, 3.0)
-    idle_reader, idle_writer = await asyncio.open_connection("127.0.0.1", server.port)
-    assert await closed_within(idle_reader, 3.0)  # sent nothing at all
-    assert server.site.guard is not None and server.site.guard.timed_out == 2
-    writer.close()
-    idle_writer.close()
+#: small, distinct timeouts so each close can be told apart (and the tests stay fast)
+TIMEOUTS = Limits(header_timeout=0.3, idle_timeout=1.2, sweep_every=0.05)
 
 
-async def test_a_live_stream_outlives_the_header_timeout(server: Server) -> None:
+async def closed_after(reader: asyncio.StreamReader, since: float) -> float:
+    """Seconds from ``since`` until the server closed the connection (waits for the close)."""
+    with contextlib.suppress(ConnectionResetError):
+        await asyncio.wait_for(reader.read(), 10)
+    return asyncio.get_running_loop().time() - since
+
+
+@pytest.mark.parametrize("sent", [b"", b"GET /api/rows HT", b"GET /api/rows HTTP/1.1\r\n"
+                                  b"Host: 127.0.0.1\r\n"],
+                         ids=["nothing", "half a request line", "headers without the end"])
+async def test_a_first_request_that_does_not_arrive_is_closed_at_the_header_timeout(
+        tmp_path: Path, sent: bytes) -> None:
+    """Silent, or a request line or headers begun and never finished: closed at the header
+    timeout (10 s by default), not kept until the idle timeout (30 s)."""
+    srv = await start(tmp_path, TIMEOUTS)
+    try:
+        t0 = asyncio.get_running_loop().time()
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        writer.write(sent)
+        await writer.drain()
+        waited = await closed_after(reader, t0)
+        assert srv.site.guard is not None
+        assert srv.site.guard.closed_for == {"header": 1, "idle": 0}
+        assert waited >= TIMEOUTS.header_timeout
+        writer.close()
+    finally:
+        await srv.runner.cleanup()
+
+
+async def test_a_keep_alive_connection_is_closed_at_the_idle_timeout(tmp_path: Path) -> None:
+    """After a response the connection may wait for the next request for the idle timeout,
+    longer than the header timeout; then it is closed as idle."""
+    srv = await start(tmp_path, TIMEOUTS)
+    try:
+        reader, writer = await asyncio.open_connection("127.0.0.1", srv.port)
+        t0 = asyncio.get_running_loop().time()
+        writer.write(b"GET /api/health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+        head = await asyncio.wait_for(reader.readuntil(b"\r\n\r\n"), 5)
+        assert head.startswith(b"HTTP/1.1 200")
+        waited = await closed_after(reader, t0)
+        assert srv.site.guard is not None
+        assert srv.site.guard.closed_for == {"header": 0, "idle": 1}
+        assert waited >= TIMEOUTS.idle_timeout
+        writer.close()
+    finally:
+        await srv.runner.cleanup()
+
+
+def conn(waiting_since: float | None, first_byte: float | None = None,
+         served: int = 0) -> _Conn:
+    return _Conn(cast(asyncio.Transport, None), waiting_since, first_byte, served=served)
+
+
+#: (connection, seconds later, why it is closed then); header 10 s, idle 30 s (the defaults)
+OVERDUE = [
+    (conn(0.0), 9.9, None), (conn(0.0), 10.1, "header"),  # a new, silent connection
+    (conn(0.0, first_byte=5.0), 14.9, None), (conn(0.0, first_byte=5.0), 15.1, "header"),
+    (conn(0.0, served=1), 10.1, None), (conn(0.0, served=1), 30.1, "idle"),  # keep-alive
+    (conn(0.0, first_byte=20.0, served=1), 30.1, "header"),  # the 2nd request's headers
+    (conn(None, served=1), 3600.0, None),  # a request in progress: the event stream
+]
+
+
+@pytest.mark.parametrize(("c", "later", "why"), OVERDUE)
+def test_which_timeout_applies(c: _Conn, later: float, why: str | None) -> None:
+    guard = Guard(cast(web.Server, None), Limits())
+    assert guard.overdue(c, later) == why
+
+
+async def test_a_live_stream_outlives_every_timeout(server: Server) -> None:
     async with aiohttp.ClientSession() as session, session.get(server.url + "events") as stream:
         await stream.content.readline()
-        await asyncio.sleep(1.6)  # longer than both timeouts: the stream is a request
+        guard = server.site.guard
+        assert guard is not None
+        # a sweep an hour later (past both timeouts) leaves it: the stream is a request
+        guard.sweep(asyncio.get_running_loop().time() + 3600)
+        assert guard.timed_out == 0
         server.state.hub.publish("calibration", {})
         line = await asyncio.wait_for(stream.content.readline(), 5)
         while line in (b"\n", b": connected\n"):

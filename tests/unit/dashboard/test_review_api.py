@@ -76,6 +76,31 @@ async def test_the_queue_lists_pending_items_with_the_documented_fields(make: An
     assert CSRF_COOKIE in index.cookies and not index.cookies[CSRF_COOKIE]["httponly"]
 
 
+async def test_a_three_agent_cell_names_its_reviewers_by_id(make: Any) -> None:
+    """The detail names every agent; the classifications read with the first two's ids
+    (the contract blames only those), never the positional tokens."""
+    c, state = await make(Access())
+    state.window.add(RESULTS, {"result_id": "r3", "job_id": "j3", "task_id": "t",
+                               "patient_id": "p3", "field_id": "f", "kind": "disagreement",
+                               "status": "ok", "agents": ["default", "skeptical", "third"],
+                               "correct_agents": ["skeptical", "third"],
+                               "analysis": {"suggested_answer": "no",
+                                            "agent_correctness": "agent_b",
+                                            "classification_hint": "agent_a_error"}})
+    state.window.add(JOBS, {"job_id": "j3", "answers": [
+        {"agent_id": a, "answer": v} for a, v in (("default", "yes"), ("skeptical", "no"),
+                                                   ("third", "no"))]})
+    data = await (await c.get("/api/cell/r3")).json()
+    assert [a["agent_id"] for a in data["answers"]] == ["default", "skeptical", "third"]
+    assert data["row"]["agents"] == ["default", "skeptical", "third"]
+    assert data["agent_correctness"] == "skeptical+third"
+    labels = {x["value"]: x["label"] for x in data["classifications"]}
+    assert labels["agent_a_error"] == "error of default"
+    assert labels["agent_b_error"] == "error of skeptical"
+    assert data["row"]["classification_hint"] == "agent_a_error"  # the token to post back
+    assert not any("agent_" in x["label"] for x in data["classifications"])
+
+
 @pytest.mark.parametrize(("headers", "status", "says"), [
     ({}, 403, "Origin"),
     ({"Origin": "http://evil.example"}, 403, "own origin"),

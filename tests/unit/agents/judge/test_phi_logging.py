@@ -15,7 +15,7 @@ from agents.judge.judge import Judge
 from agents.providers.anthropic import AnthropicProvider
 from agents.settings import Settings
 from schemas.skill import Skill
-from streams.logsafety import UNSAFE_ENV, guard_third_party_loggers, is_phi_logger
+from streams.logsafety import UNSAFE_ENV, floor_of, guard_third_party_loggers
 from tests.unit.agents.judge.fixtures import PATIENT, answer, job
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
@@ -98,4 +98,7 @@ async def test_the_unsafe_switch_lets_request_logs_through(fake: FakeAnthropic, 
     # group membership lines carry no record contents: kept at INFO for operators
     ("aiokafka.consumer.group_coordinator", False)])
 def test_which_loggers_are_guarded(name: str, phi: bool) -> None:
-    assert is_phi_logger(name) is phi
+    """The floor the runtime filter applies: WARNING or above for a family whose records
+    below WARNING may carry patient data."""
+    floor = floor_of(name)
+    assert (floor is not None and floor >= logging.WARNING) is phi

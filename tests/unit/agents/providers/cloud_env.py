@@ -1,6 +1,6 @@
 """Environments for the Bedrock and Vertex fakes: credentials that need no network (static
 AWS keys; a service-account ADC file whose token endpoint is the fake) and the SDK's base
-URL variables pointing at the fakes."""
+URL variables (both Bedrock endpoints, Vertex) pointing at the fakes."""
 
 from __future__ import annotations
 
@@ -10,12 +10,14 @@ from pathlib import Path
 
 import pytest
 
-from tools.fakes.fake_platforms import AWS_KEY, AWS_REGION, AWS_SECRET, FakeBedrock, FakeVertex
+from tools.fakes.fake_mantle import FakeBedrockMantle
+from tools.fakes.fake_platforms import AWS_KEY, AWS_REGION, AWS_SECRET, FakeVertex
 
 CLOUD_VARS = ("AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY", "AWS_SESSION_TOKEN", "AWS_PROFILE",
               "AWS_REGION", "AWS_DEFAULT_REGION", "AWS_BEARER_TOKEN_BEDROCK",
               "GOOGLE_APPLICATION_CREDENTIALS", "CLOUD_ML_REGION",
               "ANTHROPIC_VERTEX_PROJECT_ID", "ANTHROPIC_BEDROCK_BASE_URL",
+              "ANTHROPIC_BEDROCK_MANTLE_BASE_URL", "ANTHROPIC_AWS_API_KEY",
               "ANTHROPIC_VERTEX_BASE_URL")
 
 
@@ -32,15 +34,17 @@ def clean(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
 
 @contextmanager
 def bedrock(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *,
-            bearer: str | None = None, **kw: object) -> Iterator[FakeBedrock]:
+            bearer: str | None = None, **kw: object) -> Iterator[FakeBedrockMantle]:
+    """Both Bedrock endpoints (InvokeModel and bedrock-mantle) on one fake."""
     clean(monkeypatch, tmp_path)
     # The SDK keeps one boto3 session per argument set for the process (credentials from the
     # environment are read once); each test starts from its own environment.
     from anthropic.lib.aws import _auth
 
     _auth._get_session.cache_clear()
-    with FakeBedrock(**kw) as fake:  # type: ignore[arg-type]
+    with FakeBedrockMantle(**kw) as fake:  # type: ignore[arg-type]
         monkeypatch.setenv("ANTHROPIC_BEDROCK_BASE_URL", fake.base_url)
+        monkeypatch.setenv("ANTHROPIC_BEDROCK_MANTLE_BASE_URL", fake.mantle_base_url)
         monkeypatch.setenv("AWS_REGION", AWS_REGION)
         if bearer is not None:
             monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", bearer)

@@ -27,7 +27,8 @@ def test_it_answers_as_the_reviewers_and_errs_only_where_told() -> None:
     good = ask("claude-sonnet-5-5", judge)
     assert (good["suggested_answer"], good["classification_hint"],
             good["agent_correctness"]) == ("G3b", "agent_b_error", "agent_a")
-    weak = ask("claude-haiku-4-5", judge)
+    weak = ask("claude-haiku-5-5", judge)
+    assert ask("claude-haiku-4-5", judge) == weak
     assert (weak["suggested_answer"], weak["classification_hint"],
             weak["agent_correctness"]) == ("G3a", "agent_a_error", "agent_b")
     # consistent: the suggested answer is the agent it calls correct
