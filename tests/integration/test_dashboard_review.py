@@ -329,6 +329,22 @@ async def test_the_keys_and_a_third_agent(review: dict[str, Any]) -> None:
             judge_result("r-k2", "P041", "ok", "disagreement"), third_result)])
     await expect(alice.locator("#queue tbody tr")).to_have_count(3)
     assert await ids(alice) == ["r-k1", "r-k2", "r-k3"]
+    # a replay under a candidate version does not take over the queue (issue 18): the live
+    # row stays, live and on reload; filtered by the candidate's version, the replay shows
+    replay = {**judge_result("r-k1-v2", "P040", "flagged", "disagreement"),
+              "prompt_version": "judge-v2-candidate", "supersedes": "r-k1"}
+    replay["analysis"] = {**replay["analysis"], "suggested_answer": "type_1"}
+    await produce(bootstrap, topics.judge_results, [(b"t2d|P040|" + FIELD.encode(),
+                                                     orjson.dumps(replay))])
+    prompt = alice.locator("select[name=prompt_version]")
+    await expect(prompt.locator("option[value='judge-v2-candidate']")).to_have_count(1)
+    assert await ids(alice) == ["r-k1", "r-k2", "r-k3"]
+    await prompt.select_option("judge-v2-candidate")
+    await expect(alice.locator("#queue tbody tr")).to_have_count(1)
+    assert await ids(alice) == ["r-k1-v2"]
+    await prompt.select_option("")
+    await expect(alice.locator("#queue tbody tr")).to_have_count(3)
+    assert await ids(alice) == ["r-k1", "r-k2", "r-k3"]
     selected = alice.locator("#queue tbody tr.selected")
     for key, rid in (("j", "r-k1"), ("j", "r-k2"), ("k", "r-k1")):
         await alice.keyboard.press(key)
