@@ -24,9 +24,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument("--port", type=port, default=DEFAULT_PORT,
                    help=f"port (default {DEFAULT_PORT}; 0 = a free port)")
     p.add_argument("--from-beginning", action="store_true",
-                   help="read the topics from their beginning (default: only new records)")
+                   help="also read the debrief evaluations from their beginning (the work "
+                   "list - results, jobs, adjudications, calibration - always is)")
     p.add_argument("--window", type=positive_int, default=5000, metavar="N",
-                   help="keep the newest N records per topic in memory (default 5000)")
+                   help="keep about N decided or superseded records per topic in memory "
+                   "(default 5000); pending cells are always kept")
     add_review_arguments(p)
 
 

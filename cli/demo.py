@@ -60,8 +60,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--offline", action="store_true",
                    help="use the offline providers even if ANTHROPIC_API_KEY is set")
     p.add_argument("--dashboard", action="store_true",
-                   help="after the summary, serve the review page over the demo's topics "
-                   "and keep it (and the broker) running until Ctrl-C")
+                   help="leave a reviewer's loop: hold back the sample adjudications of "
+                   "every third patient, and after the summary serve the review page over "
+                   "the demo's topics on 127.0.0.1 (a demo reviewer signs in by the printed "
+                   "link) with the workers and the broker running until Ctrl-C")
     p.add_argument("--dashboard-port", type=port, default=8765, metavar="PORT",
                    help="port of the review page on 127.0.0.1 (default 8765)")
     p.add_argument("--keep-logs", action="store_true",

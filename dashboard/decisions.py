@@ -1,5 +1,5 @@
-"""A reviewer's save -> one ``Adjudication``; the decisions known per cell. Pure (no Kafka,
-no clock: ``now`` is passed in).
+"""A reviewer's save -> one ``Adjudication`` (decisions so far: :mod:`dashboard.decided`).
+Pure (no Kafka, no clock: ``now`` is passed in).
 
 The adjudication id is derived from what was decided and what it replaces:
 ``derive_id("adjudication", cell, result_id, adjudicator, canonical_json([final answer,
@@ -13,16 +13,20 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from typing import Any
 
-from schemas.calibration import CLASSIFICATIONS, MAX_COMMENT_CHARS, Adjudication
+from schemas.calibration import AGENT_ERROR, CLASSIFICATIONS, MAX_COMMENT_CHARS, Adjudication
 from schemas.chart_review import cell_key
 from schemas.ids import canonical_json, derive_id
+from schemas.reviewer_labels import resolve
 from schemas.skill import AnswerSchema
 from streams.detect.normalize import Invalid, canonicalize, to_json_value
 
-FIELDS = {"result_id", "final_answer", "classification", "comment"}
+FIELDS = {"result_id", "final_answer", "classification", "error_agent", "comment"}
+#: What ``classification`` may be: the positional tokens and ``agent_error`` (with
+#: ``error_agent`` naming any agent of the cell by id).
+ACCEPTED = (*CLASSIFICATIONS, AGENT_ERROR)
 
 
 class DecisionError(ValueError):
@@ -39,6 +43,7 @@ class SaveRequest:
     final_answer: Any
     classification: str
     comment: str | None
+    error_agent: str | None = None
 
 
 def parse_save(body: Any) -> SaveRequest:
@@ -52,14 +57,17 @@ def parse_save(body: Any) -> SaveRequest:
         raise DecisionError(400, "result_id must be the judge result's id")
     if "final_answer" not in body:
         raise DecisionError(400, "final_answer is required")
-    if cls not in CLASSIFICATIONS:
-        raise DecisionError(400, f"classification must be one of {', '.join(CLASSIFICATIONS)}")
+    if cls not in ACCEPTED:
+        raise DecisionError(400, f"classification must be one of {', '.join(ACCEPTED)}")
+    who = body.get("error_agent")
+    if who is not None and (not isinstance(who, str) or not 0 < len(who) <= 200):
+        raise DecisionError(400, "error_agent must be an agent's id")
     if comment is not None and not isinstance(comment, str):
         raise DecisionError(400, "comment must be a string")
     comment = (comment or "").strip() or None
     if comment is not None and len(comment) > MAX_COMMENT_CHARS:
         raise DecisionError(400, f"comment is longer than {MAX_COMMENT_CHARS} characters")
-    return SaveRequest(rid, body["final_answer"], str(cls), comment)
+    return SaveRequest(rid, body["final_answer"], str(cls), comment, who)
 
 
 def check_answer(raw: Any, schema: AnswerSchema | None, field_id: str) -> Any:
@@ -82,25 +90,43 @@ def adjudication_id(cell: str, result_id: str, adjudicator: str, final_answer: A
 
 
 def correctness(final: Any, normalized: Sequence[Any]) -> str | None:
-    """Which of two agents gave the final answer (agent A first); None unless two agents."""
-    if len(normalized) != 2:
+    """Which of the first two agents gave the final answer (agent A first), in the
+    positional tokens; None with fewer than two (``correct_agents`` names every agent)."""
+    if len(normalized) < 2:
         return None
-    a, b = (canonical_json(v) == canonical_json(final) for v in normalized)
+    a, b = (canonical_json(v) == canonical_json(final) for v in normalized[:2])
     return {(True, True): "both", (True, False): "agent_a", (False, True): "agent_b"}.get(
         (a, b), "neither")
 
 
+def correct_agents(final: Any, agents: Sequence[str], normalized: Sequence[Any]
+                   ) -> tuple[str, ...] | None:
+    """Every agent whose canonical answer is the final answer, by id; None when the
+    answers are unknown."""
+    if not agents or len(agents) != len(normalized):
+        return None
+    return tuple(a for a, v in zip(agents, normalized, strict=True)
+                 if canonical_json(v) == canonical_json(final))
+
+
 def decide(req: SaveRequest, result: Mapping[str, Any], schema: AnswerSchema | None,
            normalized: Sequence[Any] | None, latest: Mapping[str, Any] | None,
-           adjudicator: str, now: datetime) -> tuple[Adjudication, bool]:
-    """The adjudication to write, and whether it is a retry of ``latest`` (write nothing)."""
+           adjudicator: str, now: datetime, agents: Sequence[str] = ()
+           ) -> tuple[Adjudication, bool]:
+    """The adjudication to write, and whether it is a retry of ``latest`` (write nothing).
+    ``agents``: the cell's agent ids in the job's order (who ``error_agent`` may name)."""
     task, patient, field = (str(result.get(k, "")) for k in ("task_id", "patient_id",
                                                               "field_id"))
     final = check_answer(req.final_answer, schema, field)
+    try:
+        klass, blamed = resolve(req.classification, req.error_agent, agents)
+    except ValueError as exc:
+        raise DecisionError(400, str(exc)) from None
     if latest is not None and latest.get("adjudicator") == adjudicator and (
             latest.get("result_id"), canonical_json(latest.get("final_answer")),
-            latest.get("classification"), latest.get("comment")) == (
-            req.result_id, canonical_json(final), req.classification, req.comment):
+            latest.get("classification"), latest.get("error_agent"),
+            latest.get("comment")) == (
+            req.result_id, canonical_json(final), klass, blamed, req.comment):
         return Adjudication.model_validate(latest), True
     raw = result.get("analysis")
     suggested = raw.get("suggested_answer") if isinstance(raw, dict) else None
@@ -111,66 +137,14 @@ def decide(req: SaveRequest, result: Mapping[str, Any], schema: AnswerSchema | N
         "adjudication_id") else None
     return Adjudication(
         cell=cell, task_id=task, patient_id=patient, field_id=field, final_answer=final,
-        classification=req.classification,  # type: ignore[arg-type]
+        classification=klass,  # type: ignore[arg-type]
         agent_correctness=correctness(final, normalized or ()),  # type: ignore[arg-type]
+        error_agent=blamed, correct_agents=correct_agents(final, agents, normalized or ()),
         adjudicator=adjudicator, adjudicated_at=now,
         adjudication_id=adjudication_id(cell, req.result_id, adjudicator, final,
-                                        req.classification, req.comment, supersedes),
+                                        klass if blamed is None or klass != AGENT_ERROR
+                                        else f"{klass}:{blamed}", req.comment, supersedes),
         result_id=req.result_id, suggested_answer=suggested,
         decision="accepted" if canonical_json(canon_suggested) == canonical_json(final)
         else "overridden",
         comment=req.comment, supersedes=supersedes), False
-
-
-def _when(value: Any) -> str:
-    return value if isinstance(value, str) else ""
-
-
-class Decisions:
-    """Every adjudication seen (from the topic or written here), newest last per cell."""
-
-    def __init__(self) -> None:
-        self._by_cell: dict[str, list[dict[str, Any]]] = {}
-        self._ids: set[str] = set()
-
-    def add(self, value: Any) -> str | None:
-        """Keep ``value``; returns its cell key, or None for a duplicate or a non-decision."""
-        if not isinstance(value, dict):
-            return None
-        parts = [value.get(k) for k in ("task_id", "patient_id", "field_id")]
-        if not all(isinstance(p, str) and p for p in parts):
-            return None
-        cell = cell_key(*parts)  # type: ignore[arg-type]
-        aid = value.get("adjudication_id")
-        if not isinstance(aid, str) or not aid:
-            aid = derive_id("adjudication", canonical_json(value))  # written by another tool
-            value = {**value, "adjudication_id": aid}
-        if aid in self._ids:
-            return None
-        self._ids.add(aid)
-        items = self._by_cell.setdefault(cell, [])
-        items.append(value)
-        items.sort(key=lambda v: _moment(v.get("adjudicated_at")))
-        return cell
-
-    def latest(self, cell: str) -> dict[str, Any] | None:
-        items = self._by_cell.get(cell)
-        return items[-1] if items else None
-
-    def history(self, cell: str) -> list[dict[str, Any]]:
-        """Newest first."""
-        return list(reversed(self._by_cell.get(cell, ())))
-
-    def decided(self, cell: str) -> bool:
-        return cell in self._by_cell
-
-    def __len__(self) -> int:
-        return len(self._ids)
-
-
-def _moment(value: Any) -> datetime:
-    try:
-        moment = datetime.fromisoformat(_when(value).replace("Z", "+00:00"))
-    except ValueError:
-        return datetime.min.replace(tzinfo=UTC)
-    return moment if moment.tzinfo else moment.replace(tzinfo=UTC)

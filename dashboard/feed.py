@@ -21,7 +21,7 @@ import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from dashboard.decisions import Decisions
+from dashboard.decided import Decisions
 from dashboard.queue import queue_row
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
 from schemas.chart_review import cell_key
@@ -166,7 +166,10 @@ async def run_feed(settings: Settings, window: Window, hub: Hub, status: FeedSta
                    record: Record | None = None, decisions: Decisions | None = None,
                    backoff: Backoff | None = None) -> None:
     by_topic = stream_topics(settings)
-    whole = frozenset({settings.topics.adjudications})
+    # the work list is read whole whatever --from-beginning says: the results and their jobs
+    # (every pending cell), the decisions (which cells are done), the latest calibration
+    t = settings.topics
+    whole = frozenset({t.adjudications, t.judge_results, t.judge_jobs, t.calibration})
     status.topics = list(by_topic)
     consumer = kafka_clients.consumer(settings.kafka, group_id=None, enable_auto_commit=False,
                                       auto_offset_reset="earliest")

@@ -1,5 +1,6 @@
-"""The work queue: one item per cell (its newest judge result), pending or decided, in the
-order a reviewer should work them. Pure.
+"""The work queue: one item per cell (its live judge result, or with a ``prompt_version``
+filter that series' result: :meth:`dashboard.window.Window.queue_results`), pending or
+decided, in the order a reviewer should work them. Pure.
 
 Bands: the judge's ``fallback`` and ``flagged`` results first (the judge could not help or
 broke a rule: a human must look), then ``disagreement``, ``low_confidence``, ``type_drift``
@@ -12,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from dashboard.decisions import Decisions
+from dashboard.decided import Decisions
 from dashboard.rows import triage_row
-from dashboard.window import FILTERS, JOBS, Window
+from dashboard.window import FILTERS, JOBS, Window, is_live
 
 KIND_BAND = {"disagreement": 1, "low_confidence": 2, "type_drift": 3}
 STATES = ("pending", "decided", "all")
@@ -40,6 +41,7 @@ def queue_row(window: Window, decisions: Decisions, cell: str, seq: int,
     row = triage_row(result, job)
     latest = decisions.latest(cell)
     row.update({"result_id": row["id"], "cell": cell, "rank": rank(result, seq),
+                "series": "live" if is_live(result) else "replay",
                 "state": "decided" if latest else "pending",
                 "decided_by": latest.get("adjudicator") if latest else None})
     return row
@@ -50,7 +52,8 @@ def items(window: Window, decisions: Decisions, filters: Mapping[str, str] | Non
     """The first ``limit`` items in queue order, and how many match in all."""
     wanted = {FILTERS[k]: v for k, v in (filters or {}).items() if k in FILTERS and v}
     chosen = []
-    for cell, (seq, value) in window.latest_per_cell().items():
+    # the live result per cell; a prompt_version filter shows that series instead
+    for cell, (seq, value) in window.queue_results(wanted.get("prompt_version")).items():
         if state != "all" and decisions.decided(cell) != (state == "decided"):
             continue
         if all(str(value.get(f, "")) == v for f, v in wanted.items()):

@@ -19,7 +19,7 @@ from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
 from dashboard.queue import MAX_ITEMS, STATES, items, queue_row
-from dashboard.rows import correctness
+from dashboard.rows import correctness, reviewer_ids
 from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
 from dashboard.state import STATE, State, json_response
 from dashboard.window import FILTERS, JOBS, RESULTS
@@ -111,7 +111,8 @@ async def save(request: web.Request) -> web.Response:
         try:
             adjudication, retry = decide(
                 req, result, state.answer_schema(str(result.get("field_id", ""))),
-                job.get("normalized"), latest, reviewer, datetime.now(UTC))
+                job.get("normalized"), latest, reviewer, datetime.now(UTC),
+                reviewer_ids(result, job))
         except DecisionError as exc:
             return json_response({"error": str(exc)}, exc.status)
         if not retry:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from schemas.reviewer_labels import name_agents
+from schemas.reviewer_labels import blamed, name_agents
 
 
 def text(value: Any) -> str:
@@ -88,6 +88,9 @@ def triage_row(result: Mapping[str, Any], job: Mapping[str, Any] | None) -> dict
         # the wire token (what a tool posts back as ``classification``); screens name it
         # with ``agents`` through schemas.reviewer_labels
         "classification_hint": analysis.get("classification_hint"),
+        # the agent the hint blames, by id (the result's own ``error_agent`` when it has one)
+        "error_agent": text(result.get("error_agent")) or blamed(
+            text(analysis.get("classification_hint")) or None, None, agents),
         "agents": list(agents),
         "answers": _brief(job.get("answers") or []) if job else [],
         "judged_at": text(result.get("judged_at")),

@@ -67,6 +67,7 @@ def build_state(settings: Settings, args: argparse.Namespace, access: Access) ->
                                                max_streams=args.max_streams),
                   reviewer_key=reviewer_key(os.environ.get(KEY_ENV), settings.state_dir),
                   allowed_hosts=allowed_hosts(args.host, args.allowed_host or ()))
+    state.window.decided = state.decisions.decided  # pending cells are never dropped
     state.writer = Writer(settings.kafka, settings.topics.adjudications)
     try:
         skill = load_skill(settings.skill_dir)

@@ -12,7 +12,7 @@ import orjson
 from aiohttp import web
 
 from agents.context.charts import ChartStore
-from dashboard.decisions import Decisions
+from dashboard.decided import Decisions
 from dashboard.feed import FeedStatus, Hub
 from dashboard.limits import Guard, Limits
 from dashboard.sessions import Access

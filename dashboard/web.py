@@ -71,6 +71,8 @@ async def health(request: web.Request) -> web.Response:
     state = request.app[STATE]
     guard = state.guard
     return _json({"feed": asdict(state.feed), "window": len(state.window),
+                  # pending cells' results held over --window (kept, never dropped)
+                  "pending_beyond_window": state.window.pending_beyond_limit(),
                   "adjudications": len(state.decisions), "streams": len(state.hub.clients),
                   "connections": len(guard.conns) if guard else None,
                   "refused": guard.refused if guard else None})

@@ -1,16 +1,22 @@
-"""A bounded, de-duplicated, newest-first window of the records the page shows.
+"""A de-duplicated, newest-first window of the records the page shows; bounded except for
+the work still to do.
 
-Records arrive as decoded JSON objects from four streams. Each stream keeps at most
-``limit`` records keyed by its id (a redelivered or replayed record with the same id
-replaces the old one and counts as newest). Values are read defensively: other helpers
-extend the contracts (a judge status ``"flagged"`` beside ``ok``/``fallback``), so any
-string is shown as it is. What a row shows of a record is :mod:`dashboard.rows`.
+Records arrive as decoded JSON objects from four streams, keyed by their id (a redelivered
+or replayed record with the same id replaces the old one and counts as newest). Each stream
+keeps about ``limit`` records, the oldest dropped first, but never the work list: the result
+a pending cell shows in the queue (its live result, see :meth:`Window.queue_results`) and
+that result's job stay however many there are, so the window bounds the memory of decided
+and superseded rows only (trimmed in passes, ``limit // 10`` records of slack apart).
+
+Values are read defensively: other helpers extend the contracts (a judge status
+``"flagged"`` beside ``ok``/``fallback``), so any string is shown as it is.
+What a row shows of a record is :mod:`dashboard.rows`.
 """
 
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -39,6 +45,11 @@ def record_id(stream: str, value: Mapping[str, Any]) -> str | None:
     return text(value.get("calibration_id")) or None
 
 
+def is_live(result: Mapping[str, Any]) -> bool:
+    """A live worker's result (its job's first), not a replay's: ``supersedes`` is empty."""
+    return not result.get("supersedes")
+
+
 @dataclass
 class Entry:
     seq: int
@@ -54,6 +65,10 @@ class Window:
         self.limit = limit
         self._seq = 0
         self._data: dict[str, OrderedDict[str, Entry]] = {s: OrderedDict() for s in STREAMS}
+        self._trim_at = {s: limit for s in STREAMS}
+        #: Whether a cell is decided (set by the page server to its decisions): a pending
+        #: cell's queue result and job are never dropped.
+        self.decided: Callable[[str], bool] = lambda cell: False
 
     def add(self, stream: str, value: Any) -> str | None:
         """Store ``value``; return its id (None when it is not an object with an id)."""
@@ -65,14 +80,41 @@ class Window:
         if stream == JOBS:  # only what the page shows of the agents' whole answers
             normalized = value.get("normalized")
             value = {"job_id": rid, "answers": job_answers(value),
-                     "normalized": list(normalized) if isinstance(normalized, list) else []}
+                     "normalized": list(normalized) if isinstance(normalized, list) else [],
+                     "cell": "|".join(text(value.get(k)) for k in (
+                         "task_id", "patient_id", "field_id"))}
         items = self._data[stream]
         self._seq += 1
         items.pop(rid, None)
         items[rid] = Entry(self._seq, value)
-        while len(items) > self.limit:
-            items.popitem(last=False)
+        if len(items) > self._trim_at[stream]:
+            self._trim(stream)
         return rid
+
+    def pinned(self) -> tuple[set[str], set[str]]:
+        """The result ids and job ids of the work list: pending cells' queue results, and
+        every job of a pending cell (a job is read before its result, which may come later)."""
+        rids = {text(v.get("result_id")) for cell, (_, v) in self.queue_results().items()
+                if not self.decided(cell)}
+        jobs = {text(self._data[RESULTS][r].value.get("job_id")) for r in rids} | {
+            jid for jid, e in self._data[JOBS].items()
+            if text(e.value.get("cell")) != "||" and not self.decided(text(e.value.get("cell")))}
+        return rids, jobs
+
+    def _trim(self, stream: str) -> None:
+        """Drop the oldest records that are not pinned until ``limit`` remain (or only pinned
+        ones); the next pass comes ``limit // 10`` records later (amortised O(1) per add)."""
+        items = self._data[stream]
+        rids, jobs = self.pinned() if stream in (RESULTS, JOBS) else (set(), set())
+        keep = rids if stream == RESULTS else jobs if stream == JOBS else set()
+        excess = len(items) - self.limit
+        for rid in [r for r in items if r not in keep][:max(0, excess)]:
+            del items[rid]
+        self._trim_at[stream] = max(self.limit, len(items)) + self.limit // 10
+
+    def pending_beyond_limit(self) -> int:
+        """How many pinned results the window holds over ``limit`` (reported, never lost)."""
+        return max(0, len(self.pinned()[0]) - self.limit)
 
     def get(self, stream: str, rid: str) -> dict[str, Any] | None:
         items = self._data.get(stream)
@@ -104,14 +146,30 @@ class Window:
                     break
         return out
 
-    def latest_per_cell(self) -> dict[str, tuple[int, dict[str, Any]]]:
-        """Cell key -> (arrival, value) of its newest result (the one a reviewer verifies)."""
-        out: dict[str, tuple[int, dict[str, Any]]] = {}
+    def queue_results(self, series: str | None = None) -> dict[str, tuple[int, dict[str, Any]]]:
+        """Cell key -> (arrival, value) of the result a reviewer verifies.
+
+        By default the cell's newest **live** result: one whose ``supersedes`` is empty,
+        i.e. the first result of its job, which is what the live judge writes when a job
+        comes in (a replay under another prompt version always finds that result and names
+        it in ``supersedes``). A cell with replay results only shows its newest one. With
+        ``series`` (a prompt version), the cell's newest result under that version."""
+        live: dict[str, tuple[int, dict[str, Any]]] = {}
+        other: dict[str, tuple[int, dict[str, Any]]] = {}
         for entry in self._data[RESULTS].values():
             v = entry.value
-            out[f"{text(v.get('task_id'))}|{text(v.get('patient_id'))}|"
-                f"{text(v.get('field_id'))}"] = (entry.seq, v)
-        return out
+            cell = (f"{text(v.get('task_id'))}|{text(v.get('patient_id'))}|"
+                    f"{text(v.get('field_id'))}")
+            if series is not None:
+                if v.get("prompt_version") == series:
+                    live[cell] = (entry.seq, v)
+            elif is_live(v):
+                live[cell] = (entry.seq, v)
+            else:
+                other[cell] = (entry.seq, v)
+        for cell, item in other.items():
+            live.setdefault(cell, item)
+        return live
 
     def seq(self, stream: str, rid: str) -> int:
         entry = self._data[stream].get(rid)

@@ -4,14 +4,15 @@
    the bundled samples) with the dashboard and a headless chromium page attached from the
    start. For every judge result: its Kafka record timestamp (stamped when the judge sent it)
    to the moment its row was inserted into the page (a MutationObserver in the page).
-2. Memory: the dashboard with ``--window 10000`` after 10,000 judge results (and their
-   10,000 jobs) of 10,000 distinct cells were produced, all pending: its resident set size,
+2. Memory: the dashboard with its default ``--window`` (5000: pending cells are kept beyond
+   it) after 10,000 judge results (and their 10,000 jobs) of 10,000 distinct cells were
+   produced, all pending: its resident set size,
    the page's JS heap and how long ``GET /api/queue`` takes over them.
 3. Saves: a reviewer (token from a reviewers file) saves 50 decisions from that queue; for
    each, the click on "Save" to the page showing "saved" (the broker acknowledged the
    adjudication), measured inside the page.
 
-    .venv/bin/python dev/bench_dashboard.py
+    .venv/bin/python dev/bench_dashboard.py [--memory-only]
 """
 
 from __future__ import annotations
@@ -151,14 +152,16 @@ def fake(i: int) -> tuple[bytes, bytes, bytes]:
               "latency_ms": 1000, "judged_at": "2026-12-01T00:00:00Z"}
     answers = [{"agent_id": a, "answer": "yes", "confidence": "high", "rationale": "z" * 200}
                 for a in ("default", "skeptical")]
-    return key, orjson.dumps(result), orjson.dumps({"job_id": job, "answers": answers})
+    return key, orjson.dumps(result), orjson.dumps({
+        "job_id": job, "task_id": "t1", "patient_id": patient, "field_id": field,
+        "answers": answers})
 
 
 async def memory(pw: Any, s: Settings, work: Path, n: int = 10_000, saves: int = 50) -> None:
     reviewers = work / "reviewers.txt"
     token = add_reviewer(reviewers, "bench")
     proc, url = start_dashboard(s, work / "dashboard-mem.log", [
-        "--port", "0", "--window", str(n), "--reviewers", str(reviewers)])
+        "--port", "0", "--reviewers", str(reviewers)])
     context, page = await open_page(pw, url, work, token)
     try:
         idle = rss_mib(proc.proc.pid)
@@ -198,13 +201,14 @@ async def memory(pw: Any, s: Settings, work: Path, n: int = 10_000, saves: int =
         proc.stop()
 
 
-async def main(broker: EmbeddedBroker, work: Path) -> None:
+async def main(broker: EmbeddedBroker, work: Path, memory_only: bool = False) -> None:
     from playwright.async_api import async_playwright
 
     s = demo_settings(Settings(), broker.bootstrap, work / "state", 5.0, True)
     await ensure_topics(s)
     async with async_playwright() as pw:
-        await latency(pw, s, work)
+        if not memory_only:
+            await latency(pw, s, work)
         mem = s.model_copy(update={"topics": s.topics.model_copy(update={
             "judge_results": "bench.judge-results", "judge_jobs": "bench.judge-jobs",
             "adjudications": "bench.adjudications"})})
@@ -217,4 +221,4 @@ async def main(broker: EmbeddedBroker, work: Path) -> None:
 if __name__ == "__main__":
     work_dir = Path(tempfile.mkdtemp(prefix="judgeflow-bench-dashboard-"))
     with EmbeddedBroker(data_dir=work_dir / "broker") as embedded:
-        asyncio.run(main(embedded, work_dir))
+        asyncio.run(main(embedded, work_dir, "--memory-only" in sys.argv[1:]))

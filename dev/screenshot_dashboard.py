@@ -2,10 +2,11 @@
 
     .venv/bin/python dev/screenshot_dashboard.py [OUT_DIR]     (default docs/img)
 
-Runs the demo pipeline on an embedded broker (offline judge; the sample adjudications left
-out, so every judged cell is still to do), serves the page with one
-reviewer, and captures ``queue.png`` (the work queue at 1366x768) and ``validate.png`` (the
-validate form for P033 / diabetes_type at 1920x1080, answer overridden, not yet saved).
+Runs the demo pipeline on an embedded broker (offline judge; the sample adjudications held
+back as ``judgeflow demo --dashboard`` holds them, so a third of the judged cells are still
+to do), serves the page with one reviewer, and captures ``queue.png`` (the work queue at
+1366x768) and ``validate.png`` (the validate form for P033 / diabetes_type at 1400x1000,
+answer overridden, not yet saved).
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from streams.topics import ensure_topics, read_to_end
 from tools.broker import EmbeddedBroker
 from tools.browser import launch
 from tools.dashboard_launch import start_dashboard
-from tools.demo.run import demo_settings, input_batches, workers
+from tools.demo.run import demo_settings, input_batches, lines_of, workers
 
 CELL = ("P033", "diabetes_type")
 
@@ -45,7 +46,7 @@ async def shoot(pw: Any, url: str, token: str, work: Path, out: Path) -> None:
     queue = await (await page.request.get(url + "api/queue?state=all")).json()
     rid = next(i["result_id"] for i in queue["items"]
                if (i["patient_id"], i["field_id"]) == CELL)
-    await page.set_viewport_size({"width": 1920, "height": 1080})
+    await page.set_viewport_size({"width": 1400, "height": 1000})
     await page.select_option("select[name=state]", "all")
     await page.click(f"#queue tbody tr[data-id='{rid}']")
     await page.wait_for_selector("#detail:not([hidden]) .note")
@@ -74,10 +75,9 @@ async def main(broker: EmbeddedBroker, work: Path, out: Path) -> None:
 
     s = demo_settings(Settings(), broker.bootstrap, work / "state", 5.0, True)
     await ensure_topics(s)
-    with workers(s, work):  # the sample adjudications stay out: every cell is still to do
+    with workers(s, work):  # as the demo's --dashboard: a third of the cells still to do
         for topic, path, raw in input_batches(s):
-            if topic != s.topics.adjudications:
-                await produce(s, topic, path.read_bytes().splitlines(), raw)
+            await produce(s, topic, lines_of(s, topic, path, True), raw)
         judged = len((DATA_DIR / "adjudications.jsonl").read_bytes().splitlines())
         await _wait_for_results(s, judged, timeout=300)
     reviewers = work / "reviewers.txt"

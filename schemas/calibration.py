@@ -18,11 +18,15 @@ from schemas.chart_review import CellKeyed, check_json_value
 SCHEMA_VERSION = 1
 
 #: The reviewer's 4-way classification of a disagreement; ``n_a`` for cells that were not a
-#: disagreement (type drift, low confidence). Same tokens as the judge's classification_hint.
+#: disagreement (type drift, low confidence). Same tokens as the judge's classification_hint,
+#: plus ``agent_error``: the error of the agent ``error_agent`` names, for a third or later
+#: agent, which the positional tokens cannot name (added for tasks with more than two agents).
 Classification = Literal["agent_a_error", "agent_b_error", "guideline_gap", "true_ambiguity",
-                         "n_a"]
+                         "n_a", "agent_error"]
 CLASSIFICATIONS: tuple[str, ...] = (
     "agent_a_error", "agent_b_error", "guideline_gap", "true_ambiguity", "n_a")
+#: The positional tokens, then the one that names its agent in ``error_agent``.
+AGENT_ERROR = "agent_error"
 #: Which agent(s) the reviewer found right; same tokens as the judge's agent_correctness
 #: (``agent_a`` is the job's first agent: see ``JudgeResult.agents`` for the ids).
 Correctness = Literal["agent_a", "agent_b", "neither", "both", "n_a"]
@@ -46,6 +50,12 @@ class Adjudication(Frozen, CellKeyed):
     classification: Classification
     #: Optional: which agent(s) the reviewer found right (agent A first, as in JudgeJob).
     agent_correctness: Correctness | None = None
+    #: The agent the reviewer blamed, by id: set with ``agent_error`` (required) and, by the
+    #: review page, with ``agent_a_error``/``agent_b_error`` too. Added for N agents.
+    error_agent: SafeId | None = None
+    #: The agents whose answer equals the final answer, by id, any number of them (the
+    #: page fills it; ``agent_correctness`` names the first two only). Added for N agents.
+    correct_agents: tuple[SafeId, ...] | None = None
     #: Pseudonymous reviewer id (never a name or an e-mail address).
     adjudicator: SafeId
     adjudicated_at: datetime
@@ -68,6 +78,10 @@ class Adjudication(Frozen, CellKeyed):
     def _cell_matches(self) -> Adjudication:
         if self.cell is not None and self.cell != self.key:
             raise ValueError("cell must equal task_id|patient_id|field_id")
+        if self.classification == AGENT_ERROR and self.error_agent is None:
+            raise ValueError("classification agent_error needs error_agent (the agent's id)")
+        if self.error_agent is not None and not self.classification.endswith("_error"):
+            raise ValueError("error_agent goes only with an agent's error")
         return self
 
 

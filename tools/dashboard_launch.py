@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TextIO
 
+from dashboard.identity import add_reviewer
 from streams.settings import Settings
 from tools.subproc import WorkerProcess
 
@@ -33,16 +34,29 @@ def start_dashboard(settings: Settings, log_path: Path, args: Sequence[str] = ()
     raise RuntimeError(f"the dashboard did not start:\n{tail}")
 
 
+#: The demo's reviewer: a name of the demo's own reviewers file (its id is a pseudonym).
+DEMO_REVIEWER = "demo-reviewer"
+
+
 def hold_open(settings: Settings, work: Path, port: int, out: TextIO) -> None:
-    """``judgeflow demo --dashboard``: serve the page over the demo's topics until Ctrl-C."""
+    """``judgeflow demo --dashboard``: serve the page over the demo's topics until Ctrl-C,
+    on loopback, with one reviewer whose random token exists only in this run (its hash in
+    the work directory's reviewers file); the sign-in link is printed once."""
+    reviewers = work / "reviewers.txt"
+    token = add_reviewer(reviewers, DEMO_REVIEWER)
     try:
         proc, url = start_dashboard(settings, work / "dashboard.log",
-                                    ["--port", str(port), "--from-beginning"])
+                                    ["--port", str(port), "--from-beginning",
+                                     "--reviewers", str(reviewers)])
     except RuntimeError as exc:
         print(f"\njudgeflow demo: {exc}", file=out, flush=True)
         return
     print(f"\njudgeflow demo: the review page is at {url}\n"
-          "  Ctrl-C stops the page and the broker.", file=out, flush=True)
+          f"  sign in as {DEMO_REVIEWER} (this link works until Ctrl-C): "
+          f"{url}auth?token={token}\n"
+          "  The calibrate worker keeps running: decide a pending cell and watch "
+          "#calibration move.\n"
+          "  Ctrl-C stops the page, the workers and the broker.", file=out, flush=True)
     try:
         proc.proc.wait()
     except KeyboardInterrupt:

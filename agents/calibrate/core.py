@@ -17,6 +17,7 @@ from typing import Any, TypeVar
 
 from agents.calibrate.metrics import Ratio, agreement, cohen_kappa, confusion
 from schemas.calibration import (
+    AGENT_ERROR,
     CLASSIFICATIONS,
     Adjudication,
     AgentAgreement,
@@ -26,6 +27,7 @@ from schemas.calibration import (
 )
 from schemas.chart_review import CellOutcome, JudgeResult
 from schemas.ids import canonical_json, derive_id
+from schemas.reviewer_labels import class_key
 from schemas.skill import AnswerSchema
 from streams.detect.normalize import canonicalize, format_signature
 
@@ -51,6 +53,14 @@ def reviewer_agents(results: Iterable[JudgeResult]) -> tuple[str, ...]:
     if not counts:
         return ()
     return max(counts, key=lambda agents: (counts[agents], len(agents), agents))
+
+
+def who_was_right(a: Adjudication, r: JudgeResult) -> tuple[Any, Any]:
+    """The reviewer's and the judge's "who was right", compared by agent ids when both name
+    them (any number of agents), else by the positional tokens."""
+    if a.correct_agents is not None and r.correct_agents is not None:
+        return tuple(sorted(a.correct_agents)), tuple(sorted(r.correct_agents))
+    return a.agent_correctness, r.analysis.agent_correctness
 
 
 class Calibration:
@@ -108,9 +118,17 @@ class Calibration:
         accuracy = Ratio(sum(1 for a, r in judged if r.analysis.suggested_answer is not None
                              and same_answer(r.analysis.suggested_answer, a.final_answer,
                                              schema)), len(judged))
-        klass = [(a.classification, r.analysis.classification_hint) for a, r in judged]
-        correct = [(a.agent_correctness, r.analysis.agent_correctness) for a, r in judged
-                   if a.agent_correctness is not None]
+        agents = reviewer_agents(results.values())
+        # classes named by agent, so that a third agent's error counts as its own class
+        klass = [(class_key(a.classification, a.error_agent, r.agents or agents),
+                  class_key(r.analysis.classification_hint, r.error_agent, r.agents or agents))
+                 for a, r in judged]
+        # the five tokens, then each later agent's error class (a group may mix cells of
+        # two and of three agents)
+        extra = {f"{AGENT_ERROR}:{x}" for x in agents[2:]} | {k for p in klass for k in p}
+        labels = (*CLASSIFICATIONS, *sorted(extra - set(CLASSIFICATIONS)))
+        correct = [who_was_right(a, r) for a, r in judged
+                   if a.agent_correctness is not None or a.correct_agents is not None]
         cost = sum(r.usage.cost_usd for r in results.values())
         fields: dict[str, Any] = dict(
             task_id=task, field_id=field, prompt_version=version,
@@ -118,14 +136,13 @@ class Calibration:
             answer_accuracy=figure(accuracy), classification_kappa=cohen_kappa(klass),
             classification_agreement=figure(agreement(klass)),
             agent_correctness_agreement=figure(agreement(correct)),
-            confusion=Confusion(labels=CLASSIFICATIONS, counts=tuple(
-                tuple(row) for row in confusion(klass, CLASSIFICATIONS))),
+            confusion=Confusion(labels=labels, counts=tuple(
+                tuple(row) for row in confusion(klass, labels))),
             fallback=figure(Ratio(sum(r.status == "fallback" for r in results.values()),
                                   len(results))),
             cost_usd=round(cost, 8),
             cost_per_cell_usd=round(cost / len(results), 8) if results else None,
-            agent_agreement=self.agent_agreement(task, field),
-            agents=reviewer_agents(results.values()))
+            agent_agreement=self.agent_agreement(task, field), agents=agents)
         digest = derive_id(canonical_json(
             CalibrationRecord.model_construct(**fields).model_dump(mode="json", exclude={
                 "calibration_id", "computed_at", "schema_version", "agents"})), length=None)

@@ -10,8 +10,12 @@ so in its reasoning. For every agent answer it measures:
   affirmative answer (``true``/``"yes"``) and supports a negative one.
 
 Score = grounded quotes - ungrounded quotes - 2 x contradicting quotes (invalid answers lose).
-Disagreement: the higher score wins (``agent_correctness`` = the winner, hint = the loser's
-error); a tie gives ``null`` + ``neither`` + ``true_ambiguity``. Low confidence: the agent's
+Every agent of the job is graded, named by its id in the reasoning and the pointers.
+Disagreement: the highest score wins (``agent_correctness`` = the first two agents whose
+answer is the winner's, hint = the error of the one of the first two that answered
+otherwise, ``n_a`` when both or neither did: the contract's tokens blame one of the first
+two only, so a third agent's error is said in the reasoning and by ``correct_agents``);
+a tie for the top gives ``null`` + ``neither`` + ``true_ambiguity``. Low confidence: the agent's
 answer is kept unless its own quotes contradict it. Confidence is never ``high`` (a heuristic
 cannot be sure), ``medium`` only when the winner's quotes are all grounded and uncontradicted
 and the margin is clear, and ``low`` when the answer is ``no_info`` although uncited notes mention
@@ -32,6 +36,7 @@ from schemas.skill import Criterion
 from streams.detect.normalize import Invalid, canonicalize, to_json_value
 
 VERSION = "offline-heuristic-v1"
+#: The contract's positional labels of the first two agents.
 LABELS = ("agent_a", "agent_b")
 _NEG = re.compile(r"\b(no|not|denies|denied|negative for|without|ruled out|rule out|r/o|"
                   r"family history|mother|father|sister|brother|never)\b", re.I)
@@ -39,7 +44,7 @@ _NEG = re.compile(r"\b(no|not|denies|denied|negative for|without|ruled out|rule 
 
 @dataclass
 class Grade:
-    label: str
+    label: str  # the agent's id, as every screen names it
     answer: Any
     valid: bool
     grounded: list[tuple[str, tuple[int, int]]] = field(default_factory=list)
@@ -89,6 +94,17 @@ def _describe(g: Grade) -> str:
     return text + "."
 
 
+def _positional(first_two: list[Grade], answer: Any) -> tuple[str, str]:
+    """``agent_correctness`` and ``classification_hint`` in the contract's tokens: which of
+    the first two agents gave ``answer``; the error of the one that did not when exactly one
+    did not, else ``n_a`` (the tokens cannot blame two agents, nor a later one)."""
+    right = [g.answer == answer for g in first_two]
+    correct = {(True, True): "both", (True, False): "agent_a",
+               (False, True): "agent_b"}.get((right[0], right[1]), "neither")
+    wrong = [i for i in range(2) if not right[i]]
+    return correct, f"{LABELS[wrong[0]]}_error" if len(wrong) == 1 else "n_a"
+
+
 def _show(value: Any) -> str:
     return str(value).lower() if isinstance(value, bool) else str(value)
 
@@ -96,21 +112,22 @@ def _show(value: Any) -> str:
 def offline_payload(job: JudgeJob, criterion: Criterion,
                     notes: Mapping[str, str]) -> dict[str, Any]:
     """A JudgeAnalysis-shaped dict for ``job`` (validated by the caller like any answer)."""
-    grades = [grade(LABELS[i], a, criterion, notes) for i, a in enumerate(job.answers[:2])]
+    grades = [grade(a.agent_id, a, criterion, notes) for a in job.answers]
     uncited = [n for n, t in notes.items() if n not in cited_notes(job.answers)
                and keyword_hits(t, criterion.keywords)]
     suggested: Any
-    if job.kind == "disagreement" and len(grades) == 2:
-        a, b = grades
-        if a.score == b.score:
+    if job.kind == "disagreement" and len(grades) >= 2:
+        ranked = sorted(grades, key=lambda g: -g.score)
+        top, runner = ranked[0], next((g for g in ranked[1:] if g.answer != ranked[0].answer),
+                                      ranked[1])
+        if top.score == runner.score:
             # a disagreement never has n_a correctness: neither agent is shown right
             suggested, correct, hint, conf = None, "neither", "true_ambiguity", "low"
-            pick = a if a.grounded else b
+            pick = next((g for g in grades if g.grounded), grades[0])
         else:
-            pick, other = (a, b) if a.score > b.score else (b, a)
-            suggested, correct = pick.answer, pick.label
-            hint = f"{other.label}_error"
-            conf = "medium" if pick.clean and pick.score - other.score >= 2 else "low"
+            pick, suggested = top, top.answer
+            correct, hint = _positional(grades[:2], top.answer)
+            conf = "medium" if pick.clean and pick.score - runner.score >= 2 else "low"
     else:
         pick = grades[0]
         correct, hint = "n_a", "n_a"

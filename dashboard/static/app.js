@@ -118,6 +118,9 @@ function removeCell(cell) {
 
 function upsertRow(row) {
   for (const name of FILTERS) addOption(name, row[FIELD[name]]);
+  // the queue shows each cell's live result; a replay's only under its prompt_version filter
+  const series = currentFilters().prompt_version;
+  if (series ? row.prompt_version !== series : row.series === "replay") return;
   removeCell(row.cell);
   if (matches(row, currentFilters())) {
     const body = document.querySelector("#queue tbody");
@@ -137,6 +140,8 @@ async function loadQueue() {
   for (const [name, values] of Object.entries(data.facets)) for (const v of values) addOption(name, v);
   document.querySelector("#queue tbody").replaceChildren(...data.items.map(rowNode));
   updateCount(data.total);
+  const over = data.total - data.items.length;
+  document.getElementById("more").textContent = over > 0 ? over + " more not listed: decide or filter to see them" : "";
 }
 
 function step(delta) {
@@ -180,9 +185,15 @@ function noteNode(note) {
   return box;
 }
 
-function classLabel(token) {  // a classification token in words, named by the open cell's agents
-  const choice = ((current && current.classifications) || []).find((c) => c.value === token);
-  return choice ? choice.label : show(token);
+function choiceOf(token, agent) {  // the form's choice for a token (+ the agent it blames)
+  const choices = (current && current.classifications) || [];
+  return choices.find((c) => c.value === token && agent && c.error_agent === agent) ||
+    choices.find((c) => c.value === token && (!agent || !c.error_agent));
+}
+
+function classLabel(token, agent) {  // a classification in words, named by the cell's agents
+  const choice = choiceOf(token, agent);
+  return choice ? choice.label : token === "agent_error" && agent ? "error of " + agent : show(token);
 }
 
 function criterionNode(c) {
@@ -237,13 +248,14 @@ function finalAnswer() {
   return input.value;  // the server checks it with detect's normaliser
 }
 
-function classificationInput(choices, hint) {
+function classificationInput(choices, hint, agent) {  // preset: the judge's hint, by agent id
   const box = document.getElementById("classification");
   box.replaceChildren(el("legend", "classification"));
-  const preset = choices.some((c) => c.value === hint) ? hint : "n_a";
+  const found = choiceOf(hint, agent);
+  const preset = found ? found.key : "n_a";
   for (const c of choices) {
-    const label = el("label"); const radio = el("input"); radio.type = "radio"; radio.name = "classification"; radio.value = c.value;
-    radio.checked = c.value === preset;
+    const label = el("label"); const radio = el("input"); radio.type = "radio"; radio.name = "classification"; radio.value = c.key;
+    radio.checked = c.key === preset;
     label.appendChild(radio); label.appendChild(document.createTextNode(" " + c.label)); box.appendChild(label);
   }
 }
@@ -254,7 +266,7 @@ function priorNode(decisions) {
   for (const d of decisions) {
     const who = d.adjudicator === me.reviewer ? "you" : d.adjudicator;
     box.appendChild(el("p", "decided " + when(d.adjudicated_at) + " by " + who + ": " + show(d.final_answer) +
-      " · " + classLabel(d.classification) + (d.decision ? " · " + d.decision : "") +
+      " · " + classLabel(d.classification, d.error_agent) + (d.decision ? " · " + d.decision : "") +
       (d.comment ? " · “" + d.comment + "”" : ""), "prior"));
   }
   if (decisions.length) box.appendChild(el("p", "Saving again supersedes the latest decision.", "muted"));
@@ -292,7 +304,7 @@ async function openCell(id, tr) {
   body.appendChild(agentsNode(data.answers));
   body.appendChild(el("h3", "Judge"));
   body.appendChild(el("p", "suggests " + show(row.suggested_answer) + " · status " + row.status + " · " + row.kind +
-    " · hint " + classLabel(row.classification_hint) + " · confidence " + show(row.confidence) +
+    " · hint " + classLabel(row.classification_hint, row.error_agent) + " · confidence " + show(row.confidence) +
     " · judged " + show(row.judged_at), "judge-line"));
   body.appendChild(el("p", data.reasoning, "reasoning"));
   for (const ev of data.evidence) body.appendChild(excerptNode(ev));
@@ -305,7 +317,7 @@ async function openCell(id, tr) {
   }
   body.appendChild(el("p", show(data.provider) + " / " + show(data.model) + " · " + show(data.latency_ms) + " ms · USD " + show(data.usage && data.usage.cost_usd), "muted"));
   answerInput(data.criterion, row.suggested_answer);
-  classificationInput(data.classifications, row.classification_hint);
+  classificationInput(data.classifications, row.classification_hint, row.error_agent);
   document.querySelector("#decide textarea").value = "";
   priorNode(data.decisions);
   setStatus("", "");
@@ -325,10 +337,12 @@ let saving = false;
 async function save(accept) {
   if (!current || saving) return;
   const form = document.getElementById("decide");
+  const key = form.elements.classification.value || "n_a";
+  const choice = current.classifications.find((c) => c.key === key) || {value: "n_a"};
   const body = {result_id: current.row.id,
                 final_answer: accept ? current.row.suggested_answer : finalAnswer(),
-                classification: form.elements.classification.value || "n_a",
-                comment: form.elements.comment.value};
+                classification: choice.value, comment: form.elements.comment.value};
+  if (choice.error_agent) body.error_agent = choice.error_agent;
   saving = true;
   setStatus("saving…", "busy");
   try {
@@ -339,6 +353,8 @@ async function save(accept) {
     const data = await res.json().catch(() => ({}));
     if (res.status === 201) {
       setStatus("saved", "saved");
+      // back to the queue's keys (j, k, a, o) after a save typed into the form
+      if (form.contains(document.activeElement)) document.activeElement.blur();
       document.getElementById("save-status").dataset.id = data.adjudication_id;
     } else {
       setStatus("not saved: " + (data.error || res.status), "error");  // the form keeps its input

@@ -1,8 +1,11 @@
 """``judgeflow demo --dashboard``: the page stays up over the demo's topics after the summary,
-serves every judge result, and Ctrl-C stops the page and the broker (exit 0)."""
+serves every judge result, leaves a usable reviewer loop (pending cells, a demo reviewer
+signed in by the printed link, the calibrate worker still running: a decision moves the
+calibration), and Ctrl-C stops the page and the broker (exit 0)."""
 
 from __future__ import annotations
 
+import http.cookiejar
 import json
 import os
 import re
@@ -39,16 +42,18 @@ def test_demo_dashboard_keeps_the_page_until_ctrl_c(tmp_path: Path) -> None:
         text = out_path.read_text()
         judged = re.search(r"Judge results \((\d+)\)", text)
         assert judged is not None
+        browser, jar = signed_in(text)
         deadline = time.monotonic() + 60
         rows: list[object] = []
         while time.monotonic() < deadline:
-            with urllib.request.urlopen(url + "api/rows", timeout=10) as resp:
+            with browser.open(url + "api/rows", timeout=10) as resp:
                 rows = json.load(resp)["rows"]
             if len(rows) >= int(judged.group(1)):
                 break
             time.sleep(0.2)  # the page reads the topics from their beginning
         assert len(rows) == int(judged.group(1))
         assert proc.poll() is None  # still serving after the summary
+        reviewer_loop(url, browser, jar)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0
     finally:
@@ -60,3 +65,45 @@ def test_demo_dashboard_keeps_the_page_until_ctrl_c(tmp_path: Path) -> None:
     left = subprocess.run(["pgrep", "-f", work.group(1)], capture_output=True, text=True)
     assert left.stdout.strip() == "", f"processes left running: {left.stdout}"
     shutil.rmtree(work.group(1), ignore_errors=True)  # kept by --keep-logs
+
+
+def signed_in(text: str) -> tuple[urllib.request.OpenerDirector, http.cookiejar.CookieJar]:
+    """A client signed in by the sign-in link the demo printed (the page is closed to
+    anonymous readers once it has a reviewer)."""
+    link = re.search(r"sign in as demo-reviewer .*?: (http://\S+/auth\?token=\S+)", text)
+    assert link is not None, text[-2000:]
+    jar = http.cookiejar.CookieJar()
+    browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
+    browser.open(link.group(1), timeout=10).close()
+    return browser, jar
+
+
+def reviewer_loop(url: str, browser: urllib.request.OpenerDirector,
+                  jar: http.cookiejar.CookieJar) -> None:
+    """Pending cells are there, the demo reviewer may decide one, calibration moves."""
+    def get(path: str) -> dict:
+        with browser.open(url + path, timeout=10) as resp:
+            return json.load(resp)
+    me = get("api/me")
+    assert me["name"] == "demo-reviewer" and me["reviewer"].startswith("rv-")
+    queue = get("api/queue")
+    assert queue["total"] > 0, queue  # the demo held back part of the adjudications
+    top = next(i for i in queue["items"] if i["suggested_answer"] is not None)
+    group = (top["task_id"], top["field_id"], top["prompt_version"])
+
+    def adjudicated() -> int:
+        return sum(int(r["n"] or 0) for r in get("api/stats")["calibration"]
+                   if (r["task_id"], r["field_id"], r["prompt_version"]) == group)
+    before = adjudicated()
+    csrf = next(c.value for c in jar if c.name == "judgeflow_csrf")
+    save = urllib.request.Request(url + "api/adjudications", method="POST", data=json.dumps({
+        "result_id": top["result_id"], "final_answer": top["suggested_answer"],
+        "classification": top["classification_hint"] or "n_a"}).encode(), headers={
+        "Content-Type": "application/json", "Origin": url.rstrip("/"), "X-CSRF-Token": csrf})
+    with browser.open(save, timeout=30) as resp:
+        assert resp.status == 201
+    deadline = time.monotonic() + 60
+    while adjudicated() == before and time.monotonic() < deadline:
+        time.sleep(0.3)  # the calibrate worker publishes within its commit interval
+    assert adjudicated() == before + 1
+    assert get("api/queue")["total"] == queue["total"] - 1

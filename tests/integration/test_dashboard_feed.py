@@ -1,5 +1,6 @@
-"""The dashboard process on its own broker: it survives a broker restart, starts from the
-end of the topics unless told ``--from-beginning``, and keeps only ``--window`` records."""
+"""The dashboard process on its own broker: it survives a broker restart, reads the work list
+(the results) from the topics' beginning by default, and keeps only ``--window`` records of
+decided or superseded cells, never a pending cell's result however old (issue 18)."""
 
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from tools.dashboard_launch import start_dashboard
 pytestmark = pytest.mark.integration
 
 
-def result(rid: str) -> bytes:
+def result(rid: str, patient: str = "p") -> bytes:
     return orjson.dumps({"result_id": rid, "job_id": f"j-{rid}", "task_id": "t",
-                         "patient_id": "p", "field_id": "f", "kind": "disagreement",
+                         "patient_id": patient, "field_id": "f", "kind": "disagreement",
                          "status": "ok", "analysis": {}, "prompt_version": "v1"})
 
 
@@ -50,7 +51,7 @@ def ids(rows: Any) -> list[str]:
     return [r["id"] for r in rows["rows"]]
 
 
-async def test_the_page_follows_across_a_broker_restart_from_the_end_within_its_window(
+async def test_the_page_follows_across_a_broker_restart_and_keeps_its_work_list(
         tmp_path: Path) -> None:
     # EmbeddedBroker start/stop run their own event loop: keep them off this one
     broker = await asyncio.to_thread(EmbeddedBroker(data_dir=tmp_path / "broker").start)
@@ -58,21 +59,22 @@ async def test_the_page_follows_across_a_broker_restart_from_the_end_within_its_
         settings = test_settings(broker.bootstrap)
         await ensure_topics(settings)
         topic = settings.topics.judge_results
-        await produce(broker.bootstrap, topic, [(b"k", result("before-start"))])
+        # another cell's result, there before the page starts: pending work, and the oldest
+        await produce(broker.bootstrap, topic, [(b"k", result("before-start", "q"))])
         proc, url = start_dashboard(settings, tmp_path / "dash.log",
                                     ["--port", "0", "--window", "3"])
         try:
             async with aiohttp.ClientSession() as session:
-                await wait_for(session, url + "api/health",
-                               lambda h: h["feed"]["assigned"] >= 12)
+                await wait_for(session, url + "api/rows",
+                               lambda r: ids(r) == ["before-start"])  # read whole by default
                 await produce(broker.bootstrap, topic, [(b"k", result("r1"))])
-                await wait_for(session, url + "api/rows", lambda r: ids(r) == ["r1"])
+                await wait_for(session, url + "api/rows",
+                               lambda r: ids(r) == ["r1", "before-start"])
                 # later partition look-ups must not rewind the feed (re-reading old records)
                 scans = (await api(session, url + "api/health"))["feed"]["scans"]
                 health = await wait_for(session, url + "api/health",
                                         lambda h: h["feed"]["scans"] >= scans + 2)
-                assert health["feed"]["records"] == 1
-                assert ids(await api(session, url + "api/rows")) == ["r1"]  # from the end
+                assert health["feed"]["records"] == 2
 
                 await asyncio.to_thread(broker.stop)
                 await asyncio.to_thread(broker.start)  # same port, same data
@@ -80,7 +82,10 @@ async def test_the_page_follows_across_a_broker_restart_from_the_end_within_its_
                               [(b"k", result(f"r{i}")) for i in range(2, 6)])
                 rows = await wait_for(session, url + "api/rows",
                                       lambda r: ids(r)[:1] == ["r5"], timeout=90)
-                assert ids(rows) == ["r5", "r4", "r3"]  # --window 3
+                # --window 3: cell p's superseded results go, the pending cell q stays
+                assert ids(rows) == ["r5", "r4", "before-start"]
+                queue = await api(session, url + "api/queue")
+                assert queue["total"] == 2
         finally:
             proc.kill()
         # --from-beginning reads what was there before it started

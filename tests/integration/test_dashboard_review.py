@@ -286,3 +286,111 @@ async def test_click_to_acknowledged_save_latency(review: dict[str, Any]) -> Non
     print(f"\nclick -> acknowledged save over {n} saves: p50 {statistics.median(took):.0f} ms, "
           f"p95 {q[18]:.0f} ms")
     assert len(await adjudications(settings, n)) == n
+
+
+async def decision_of(settings: Any, rid: str, until: int) -> Adjudication:
+    """The one adjudication of ``rid`` (the topic's partitions keep no order between cells)."""
+    found = [a for a in await adjudications(settings, until) if a["result_id"] == rid]
+    assert len(found) == 1, found
+    return Adjudication.model_validate(found[0])
+
+
+def three_agent_pair(rid: str, patient: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A cell of a task with three agents: the third alone answered no_info; the judge
+    suggests the first two's type_2 (the contract's hint cannot blame the third)."""
+    result = judge_result(rid, patient, "ok", "disagreement")
+    result["analysis"].update(agent_correctness="both", classification_hint="n_a")
+    result.update(agents=["default", "skeptical", "third"],
+                  correct_agents=["default", "skeptical"], judged_at="2026-12-01T09:00:00Z")
+    job = judge_job(rid, patient)
+    job["answers"][1].update(answer="type_2")
+    job["answers"].append({**job["answers"][0], "agent_id": "third", "answer": "no_info",
+                           "rationale": "Does not meet criteria."})
+    job["normalized"] = ["type_2", "type_2", "no_info"]
+    return result, job
+
+
+async def test_the_keys_and_a_third_agent(review: dict[str, Any]) -> None:
+    """j/k move, `a` accepts the suggestion with the judge's hint preset, `o` goes to the
+    answer, Ctrl+Enter saves; a cell of three agents is decided on the page blaming the
+    third agent by id, and calibration counts that class (issues 16 item 2, 18)."""
+    settings, url, alice = review["settings"], review["url"], review["pages"][0]
+    bootstrap, topics = settings.kafka.bootstrap_servers, settings.topics
+    for p in ("P040", "P041", "P042"):
+        (review["tmp"] / "charts" / p).mkdir(parents=True, exist_ok=True)
+        (review["tmp"] / "charts" / p / "n-1.txt").write_text(NOTE, encoding="utf-8")
+    third_result, third_job = three_agent_pair("r-k3", "P042")
+    await produce(bootstrap, topics.judge_jobs, [
+        (b"k", orjson.dumps(j)) for j in (judge_job("r-k1", "P040"), judge_job("r-k2", "P041"),
+                                          third_job)])
+    await produce(bootstrap, topics.judge_results, [
+        (f"t2d|{r['patient_id']}|{FIELD}".encode(), orjson.dumps(r)) for r in (
+            judge_result("r-k1", "P040", "flagged", "disagreement"),
+            judge_result("r-k2", "P041", "ok", "disagreement"), third_result)])
+    await expect(alice.locator("#queue tbody tr")).to_have_count(3)
+    assert await ids(alice) == ["r-k1", "r-k2", "r-k3"]
+    # a replay under a candidate version does not take over the queue (issue 18): the live
+    # row stays, live and on reload; filtered by the candidate's version, the replay shows
+    replay = {**judge_result("r-k1-v2", "P040", "flagged", "disagreement"),
+              "prompt_version": "judge-v2-candidate", "supersedes": "r-k1"}
+    replay["analysis"] = {**replay["analysis"], "suggested_answer": "type_1"}
+    await produce(bootstrap, topics.judge_results, [(b"t2d|P040|" + FIELD.encode(),
+                                                     orjson.dumps(replay))])
+    prompt = alice.locator("select[name=prompt_version]")
+    await expect(prompt.locator("option[value='judge-v2-candidate']")).to_have_count(1)
+    assert await ids(alice) == ["r-k1", "r-k2", "r-k3"]
+    await prompt.select_option("judge-v2-candidate")
+    await expect(alice.locator("#queue tbody tr")).to_have_count(1)
+    assert await ids(alice) == ["r-k1-v2"]
+    await prompt.select_option("")
+    await expect(alice.locator("#queue tbody tr")).to_have_count(3)
+    assert await ids(alice) == ["r-k1", "r-k2", "r-k3"]
+    selected = alice.locator("#queue tbody tr.selected")
+    for key, rid in (("j", "r-k1"), ("j", "r-k2"), ("k", "r-k1")):
+        await alice.keyboard.press(key)
+        await expect(selected).to_have_attribute("data-id", rid)
+        await expect(alice.locator("#detail-title")).to_contain_text(
+            {"r-k1": "P040", "r-k2": "P041"}[rid])
+    # the judge blamed skeptical: the form says so, and `a` saves that with its answer
+    assert await alice.is_checked("input[name=classification][value=agent_b_error]")
+    await alice.keyboard.press("a")
+    await expect(alice.locator("#save-status")).to_have_text("saved")
+    first = await decision_of(settings, "r-k1", 1)
+    assert (first.result_id, first.final_answer, first.decision) == ("r-k1", "type_2",
+                                                                     "accepted")
+    assert (first.classification, first.error_agent) == ("agent_b_error", "skeptical")
+    await expect(alice.locator("#queue tbody tr")).to_have_count(2)
+
+    # `o` puts the cursor in the answer; Ctrl+Enter saves the override
+    await alice.keyboard.press("j")
+    await expect(selected).to_have_attribute("data-id", "r-k2")
+    await expect(alice.locator("#detail-title")).to_contain_text("P041")
+    await alice.keyboard.press("o")
+    assert await alice.evaluate("document.activeElement.id") == "final-answer"
+    await alice.select_option("#final-answer", '"type_1"')
+    await alice.keyboard.press("Control+Enter")
+    await expect(alice.locator("#save-status")).to_have_text("saved")
+    second = await decision_of(settings, "r-k2", 2)
+    assert (second.result_id, second.final_answer, second.decision, second.classification) \
+        == ("r-k2", "type_1", "overridden", "agent_b_error")
+
+    # three agents: each one can be blamed by id; the reviewer blames the third
+    await alice.keyboard.press("j")
+    await expect(alice.locator("#detail-title")).to_contain_text("P042")
+    agents = await alice.eval_on_selector_all(".agent", "a => a.map(x => x.dataset.agent)")
+    assert agents == ["default", "skeptical", "third"]
+    labels = str(await alice.text_content("#classification"))
+    assert all(f"error of {a}" in labels for a in agents), labels
+    assert await alice.is_checked("input[name=classification][value=n_a]")  # the judge's hint
+    await alice.check("input[name=classification][value='agent_error:third']")
+    await alice.keyboard.press("Control+Enter")
+    await expect(alice.locator("#save-status")).to_have_text("saved")
+    third = await decision_of(settings, "r-k3", 3)
+    assert (third.classification, third.error_agent, third.final_answer) == (
+        "agent_error", "third", "type_2")
+    assert third.correct_agents == ("default", "skeptical")
+    await expect(alice.locator("#queue tbody tr")).to_have_count(0)
+
+    await alice.goto(url + "#calibration")
+    await expect(alice.locator("#calibration tbody tr td.confusion div", has_text=(
+        "error of third → n/a (not a disagreement): 1"))).to_have_count(1)

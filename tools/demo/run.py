@@ -69,6 +69,20 @@ def input_batches(s: Settings) -> Iterator[tuple[str, Path, bool]]:
     yield s.topics.adjudications, DATA_DIR / "adjudications.jsonl", False
 
 
+def held_back(line: bytes) -> bool:
+    """``demo --dashboard`` leaves a third of the sample's cells to the reviewer: the
+    adjudications of every third patient (P003, P006, ...) are not sent."""
+    patient = str(orjson.loads(line).get("patient_id", ""))
+    return patient[1:].isdigit() and int(patient[1:]) % 3 == 0
+
+
+def lines_of(s: Settings, topic: str, path: Path, hold_back: bool) -> list[bytes]:
+    lines = path.read_bytes().splitlines()
+    if hold_back and topic == s.topics.adjudications:
+        return [ln for ln in lines if ln.strip() and not held_back(ln)]
+    return lines
+
+
 def expectations() -> Expect:
     from agents.debrief.sampledata import REQUESTS_FILE
     from streams.sampledata import DATA_DIR
@@ -214,10 +228,13 @@ def _pipeline(s: Settings, target: Target, settle: float, timeout: float, out: A
     expect = expectations()
     with workers(s, work) as procs:
         for topic, path, raw in input_batches(s):
-            sent, rejected = asyncio.run(produce_fn(s, topic, path.read_bytes().splitlines(),
-                                                     raw))
+            lines = lines_of(s, topic, path, hold_fn is not None)
+            sent, rejected = asyncio.run(produce_fn(s, topic, lines, raw))
+            kept = len(path.read_bytes().splitlines()) - len(lines)
             print(f"  produced {sent} record(s) from {path.name} to {topic}"
-                  f"{f' ({rejected} rejected)' if rejected else ''}", file=out, flush=True)
+                  f"{f' ({rejected} rejected)' if rejected else ''}"
+                  f"{f' ({kept} held back for you to decide on the page)' if kept else ''}",
+                  file=out, flush=True)
         started = time.monotonic()
         seen, ok = asyncio.run(follow(s, expect, timeout,
                                       lambda se, ex, final: print(
@@ -226,14 +243,17 @@ def _pipeline(s: Settings, target: Target, settle: float, timeout: float, out: A
                                       died=lambda: any(not p.alive for p in procs)))
         dead = [p for p in procs if not p.alive]
         reasons = [f"{p.name} worker {p.exit_reason()}" for p in dead]
+        if not dead:
+            report(seen, s, out, topic_prefix=target.prefix)
+        if not dead and ok and hold_fn is not None:
+            # `--dashboard`: the page over the demo's topics until Ctrl-C, the workers still
+            # running, so the reviewer's decisions move the calibration view
+            hold_fn(s, work)
     if dead:  # the tables would only show what the dead worker never produced
         # the reason is an error: one `judgeflow:` line on stderr through the one map
         raise CommandError(f"demo: stopped after {time.monotonic() - started:.0f}s: "
                            f"{'; '.join(reasons)}. Worker logs: {work}", ExitCode.FAILURE)
-    report(seen, s, out, topic_prefix=target.prefix)
     if not ok:
         raise CommandError(f"demo: incomplete after {timeout:.0f}s. Worker logs: {work}",
                            ExitCode.FAILURE)
-    if hold_fn is not None:  # `--dashboard`: the page over the demo's topics until Ctrl-C
-        hold_fn(s, work)
     return ExitCode.OK

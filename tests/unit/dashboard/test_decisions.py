@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from dashboard.decisions import DecisionError, Decisions, decide, parse_save
+from dashboard.decided import Decisions
+from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.identity import (
     add_reviewer,
     match_token,
@@ -162,3 +163,32 @@ def test_reviewers_file_and_pseudonyms(tmp_path: Path) -> None:
     assert pseudonym(b"another key 0123456789", "alice") != rid
     with pytest.raises(ValueError):
         reviewer_key("short", tmp_path)
+
+
+THREE = ("default", "skeptical", "third")
+
+
+@pytest.mark.parametrize(("body", "stored"), [
+    ({"classification": "agent_error", "error_agent": "third"}, ("agent_error", "third")),
+    ({"classification": "agent_error", "error_agent": "skeptical"},
+     ("agent_b_error", "skeptical")),  # the first two keep their positional tokens
+    ({"classification": "agent_a_error"}, ("agent_a_error", "default")),
+    # what GET /api/queue says of the hint, posted back as it is
+    ({"classification": "agent_b_error", "error_agent": "skeptical"},
+     ("agent_b_error", "skeptical")),
+])
+def test_any_agent_of_the_cell_can_be_blamed_by_id(body: dict[str, Any],
+                                                   stored: tuple[str, str]) -> None:
+    req = parse_save({"result_id": "r1", "final_answer": "type_1", **body})
+    adj, retry = decide(req, RESULT, ENUM, ["type_2", "type_1", "type_1"], None, "rv-1", NOW,
+                        THREE)
+    assert not retry and (adj.classification, adj.error_agent) == stored
+    assert adj.correct_agents == ("skeptical", "third") and adj.agent_correctness == "agent_b"
+
+
+def test_blaming_an_agent_the_cell_does_not_have_is_refused() -> None:
+    req = parse_save({"result_id": "r1", "final_answer": "type_1",
+                      "classification": "agent_error", "error_agent": "nobody"})
+    with pytest.raises(DecisionError) as err:
+        decide(req, RESULT, ENUM, ["type_2", "type_1"], None, "rv-1", NOW, THREE[:2])
+    assert err.value.status == 400 and "error_agent" in str(err.value)

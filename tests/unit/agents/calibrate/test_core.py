@@ -7,7 +7,7 @@ import random
 import pytest
 
 from agents.calibrate.core import Calibration, same_answer
-from schemas.calibration import Adjudication
+from schemas.calibration import CLASSIFICATIONS, Adjudication
 from schemas.chart_review import JudgeResult
 from schemas.skill import AnswerSchema
 from tests.unit.agents.calibrate import scenario as sc
@@ -78,3 +78,25 @@ def test_answers_compare_by_canonical_value_when_the_schema_is_known() -> None:
     assert not same_answer("yes", False, boolean)
     assert not same_answer("yes", True, None)  # unknown criterion: exact JSON spelling
     assert same_answer(["b", "a"], ["a", "b"], None)
+
+
+def test_a_third_agents_error_is_its_own_class_in_the_confusion() -> None:
+    """Three agents (issue 16 item 2): a reviewer who blames the third agent is counted
+    under ``agent_error:third``, and "who was right" compares by agent ids."""
+    agents = ("default", "skeptical", "third")
+    cal = Calibration()
+    for cell, hint in (("c1", "n_a"), ("c2", "agent_a_error")):
+        r = sc.result(cell, "v1", "yes", hint, "both", 0.01)
+        cal.add_result(r.model_copy(update={"agents": agents, "correct_agents": agents[:2]}))
+    cal.add_adjudication(sc.adjudication("c1", "yes", "n_a", None).model_copy(update={
+        "classification": "agent_error", "error_agent": "third",
+        "correct_agents": ("default", "skeptical")}))
+    cal.add_adjudication(sc.adjudication("c2", "yes", "agent_a_error", "agent_b").model_copy(
+        update={"error_agent": "default", "correct_agents": ("skeptical", "third")}))
+    rec = cal.record(("T", "f", "v1"), sc.T0)
+    assert rec.agents == agents and rec.confusion.labels[-1] == "agent_error:third"
+    row = rec.confusion.labels.index("agent_error:third")
+    assert rec.confusion.counts[row][rec.confusion.labels.index("n_a")] == 1
+    assert (rec.agent_correctness_agreement.hits, rec.agent_correctness_agreement.n) == (1, 2)
+    two = _fed().record(("T", "f", "v1"), sc.T0)  # two-agent groups keep their five labels
+    assert two.confusion.labels == CLASSIFICATIONS

@@ -68,3 +68,28 @@ def test_offline_is_deterministic(skill: Skill) -> None:
     j = job("disagreement", answer("default", True), answer("skeptical", False))
     assert offline_payload(j, skill.criteria["t2dm_dx"], NOTES) == offline_payload(
         j, skill.criteria["t2dm_dx"], NOTES)
+
+
+def test_every_agent_is_graded_and_named_by_its_id(skill: Skill) -> None:
+    """Three agents (issue 16 item 2): the third is graded too, and the reasoning and the
+    pointers name agents by id, never by the contract's positional labels."""
+    grounded = (("n01", "Type 2 diabetes mellitus, on metformin"), ("n04", "Repeat A1c 8.2%"))
+    j = job("disagreement", answer("default", False),
+            answer("skeptical", False, quotes=(("n02", "patient denies diabetes"),)),
+            answer("third", True, quotes=grounded))
+    p = run(skill, j)
+    # the third agent's grounded answer wins; both of the first two answered otherwise
+    assert (p["suggested_answer"], p["agent_correctness"]) == (True, "neither")
+    assert p["classification_hint"] == "n_a"  # the contract's tokens cannot blame both
+    assert "third answered true" in p["reasoning"] and "default answered false" in p["reasoning"]
+    assert p["evidence_pointers"][0]["what_to_look_for"] == "passage cited by third"
+    assert "agent_a" not in p["reasoning"] and "agent_b" not in p["reasoning"]
+
+
+def test_only_a_third_agent_dissenting_blames_neither_of_the_first_two(skill: Skill) -> None:
+    grounded = (("n01", "Type 2 diabetes mellitus, on metformin"), ("n04", "Repeat A1c 8.2%"))
+    j = job("disagreement", answer("default", True, quotes=grounded),
+            answer("skeptical", True, quotes=grounded[:1]), answer("third", False))
+    p = run(skill, j)
+    assert (p["suggested_answer"], p["agent_correctness"], p["classification_hint"]) == (
+        True, "both", "n_a")
