@@ -80,7 +80,11 @@ function rowNode(row) {
   tr.dataset.rank = JSON.stringify(row.rank);
   const status = el("td");
   status.appendChild(el("span", row.status, "status status-" + token(row.status)));
-  if (row.state === "decided") status.appendChild(el("span", " decided", "muted"));
+  if (row.state === "decided") {  // a check mark: the column stays narrow enough for the criterion
+    const mark = status.appendChild(el("span", " ✓", "muted"));
+    mark.title = "decided";
+    status.title = row.status + ", decided";
+  }
   tr.appendChild(status);
   for (const key of ["field_id", "patient_id", "kind"]) {
     const td = el("td", key === "kind" ? KIND[row.kind] || row.kind : row[key]);
