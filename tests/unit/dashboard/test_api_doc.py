@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-
 from agents.context.charts import ChartStore
 from dashboard.feed import FeedStatus, Hub
 from dashboard.web import State, create_app
