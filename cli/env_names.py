@@ -19,10 +19,16 @@ from dashboard.security import TOKEN_ENV
 from streams.logsafety import UNSAFE_ENV
 
 PREFIX = "JUDGEFLOW_"
+#: Read by docker compose, never by judgeflow: where the dashboard's TLS files are
+#: (deploy/compose/compose.yaml). Accepted so that a shell exporting it can run judgeflow.
+COMPOSE_ONLY = frozenset({"JUDGEFLOW_DASHBOARD_TLS_DIR"})
 #: Names read outside Settings on purpose: a secret read by one command, the PHI escape
-#: hatch read before logging starts, the bootstrap script's switch.
+#: hatch read before logging starts, the bootstrap script's switch, compose's variables.
 OUTSIDE_SETTINGS = frozenset({TOKEN_ENV, UNSAFE_ENV, "JUDGEFLOW_SKIP_SYSTEM_DEPS",
-                              USER_HEADER_ENV, REVIEWERS_ENV, KEY_ENV})
+                              USER_HEADER_ENV, REVIEWERS_ENV, KEY_ENV}) | COMPOSE_ONLY
+#: Names judgeflow once read and now ignores: accepted, with a warning saying why.
+DEPRECATED = {"JUDGEFLOW_GROUPS__CALIBRATE": "the calibrate worker reads whole topics and "
+              "joins no consumer group; remove it"}
 #: Prefixes left to the test suite and dev tools (``JUDGEFLOW_TEST_BROKER``, ...).
 OUTSIDE_PREFIXES = ("JUDGEFLOW_TEST_",)
 
@@ -55,8 +61,15 @@ def unknown(names: Iterable[str]) -> list[str]:
     found = []
     for name in sorted(n.upper() for n in names):
         if (not name.startswith(PREFIX) or name in valid or name in OUTSIDE_SETTINGS
+                or name in DEPRECATED
                 or name.startswith(dict_prefixes + OUTSIDE_PREFIXES)):
             continue
         near = difflib.get_close_matches(name.removeprefix(PREFIX), known, n=1, cutoff=0.6)
         found.append(f"{name} (did you mean {PREFIX}{near[0]}?)" if near else name)
     return found
+
+
+def deprecated(names: Iterable[str]) -> list[str]:
+    """``NAME is ignored: why`` for each deprecated name in ``names``."""
+    return [f"{n} is ignored: {DEPRECATED[n]}" for n in sorted(n.upper() for n in names)
+            if n in DEPRECATED]

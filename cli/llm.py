@@ -75,8 +75,12 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
     return asyncio.run(_check(s, tuple(args.worker or KINDS), max(1, args.calls)))
 
 
-def samples(settings: Settings, kinds: tuple[str, ...]) -> Iterator[tuple[str, Any]]:
-    """One sample request per worker kind, built the way the workers build them."""
+def samples(settings: Settings, kinds: tuple[str, ...],
+            structured: bool = False) -> Iterator[tuple[str, Any]]:
+    """One sample request per worker kind, built the way the workers build them (the
+    debrief on the structured-outputs path when the Models API lists them for the model,
+    as :meth:`agents.debrief.grader.DebriefGrader.first_request` does: its cached prefix is then
+    the rules alone, without the tool schema)."""
     if "judge" in kinds:
         from tools.bench.judge_phase import bench_jobs, judge_requests
 
@@ -88,7 +92,8 @@ def samples(settings: Settings, kinds: tuple[str, ...]) -> Iterator[tuple[str, A
 
         request = load_requests()[0]
         rubric, source = rubric_for(request)
-        yield "debrief", build_request(request, rubric, source, settings.llm.max_tokens)
+        yield "debrief", build_request(request, rubric, source, settings.llm.max_tokens,
+                                       structured=structured)
 
 
 async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
@@ -131,7 +136,8 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
         print(f"  {provider.name}: {line}")
     status = ExitCode.OK
     try:
-        for kind, request in samples(settings, kinds):
+        for kind, request in samples(settings, kinds,
+                                     structured=bool(facts and facts.structured_outputs)):
             for report in await report_cache_prefixes(provider, request, label=kind):
                 print(f"  {kind}: cache breakpoint {report.breakpoint}: {report.tokens} tokens "
                       f"{'>=' if report.caches else '<'} {report.minimum}: "

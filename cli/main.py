@@ -23,7 +23,7 @@ from cli import (
     tail,
     worker,
 )
-from cli.env_names import unknown
+from cli.env_names import deprecated, unknown
 from cli.errors import exit_status
 from cli.logs import setup_logging
 from cli.parser import Parser
@@ -61,6 +61,8 @@ def load_settings(args: argparse.Namespace) -> Settings:
     if typos:
         raise CommandError(f"unknown setting{'s' if len(typos) > 1 else ''}: "
                            f"{'; '.join(typos)} (see `judgeflow config`)")
+    for warning in deprecated(os.environ):
+        print(f"judgeflow: warning: {warning}", file=sys.stderr)
     overrides: dict[str, object] = {}
     base = Settings()
     if args.bootstrap_servers:

@@ -49,7 +49,8 @@ class GroupSettings(BaseModel):
     detect: str = "judgeflow-detect"
     judge: str = "judgeflow-judge"
     debrief: str = "judgeflow-debrief"
-    calibrate: str = "judgeflow-calibrate"
+    # no ``calibrate``: that worker reads whole topics and joins no group
+    # (JUDGEFLOW_GROUPS__CALIBRATE is accepted with a warning, cli/env_names.DEPRECATED)
 
 
 class Settings(BaseSettings):

@@ -56,3 +56,19 @@ def test_a_failing_call_exits_1(fake: FakeAnthropic,
     fake.responder = lambda body: Reply.spend_limit()
     assert main(["llm", "check", "--worker", "debrief"]) == 1
     assert "FAILED: spend_limit" in capsys.readouterr().out
+
+
+def test_the_debrief_sample_takes_the_workers_path(fake: FakeAnthropic,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    """On a model with structured outputs the worker sends the rules alone as its cached
+    prefix (no tool schema): the prefix llm check counts must be that one, not the tool
+    path's larger one, or it would report a prefix the worker never sends."""
+    from agents.debrief.prompt import SYSTEM_STRUCTURED
+
+    assert main(["llm", "check", "--worker", "debrief"]) == 0
+    out = capsys.readouterr().out
+    (sent,) = fake.message_requests()
+    assert "tools" not in sent.body and "format" in sent.body["output_config"]
+    assert sent.body["system"][0]["text"] == SYSTEM_STRUCTURED
+    # the fake counts the structured prefix below every 5.5 model's minimum
+    assert "debrief: cache breakpoint 1:" in out and "NOT cached" in out
