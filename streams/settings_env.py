@@ -11,8 +11,9 @@ from pydantic import SecretStr
 
 from streams.settings import Settings
 
-#: Settings fields that are dicts and travel as one JSON value.
-_JSON_FIELDS = ("EXPECTED_AGENTS_BY_TASK",)
+#: Settings fields that are dicts keyed by ids (case matters) and travel as one JSON value,
+#: the form the docs tell users to set.
+_JSON_FIELDS = ("EXPECTED_AGENTS_BY_TASK", "CRITERION_MODELS")
 #: What a secret shows as when it is not revealed (``judgeflow config``).
 HIDDEN = "<set, hidden>"
 #: Secrets (SecretStr settings) by their environment name.
