@@ -35,7 +35,7 @@ def test_a_deprecated_setting_warns_once_and_runs(monkeypatch: pytest.MonkeyPatc
     assert "GROUPS__CALIBRATE" not in out and "my-group" not in out
 
 
-@pytest.mark.parametrize("name", ["JUDGEFLOW_LLM__CRITERION_MODELS", "JUDGEFLOW_LLM__EFFORT",
+@pytest.mark.parametrize("name", ["JUDGEFLOW_LLM__EFFORT",
                                   "JUDGEFLOW_LLM__REGION", "JUDGEFLOW_LLM__PROJECT",
                                   "JUDGEFLOW_KAFKA__SASL_USERNAME",
                                   "JUDGEFLOW_KAFKA__SASL_MECHANISM",
@@ -44,6 +44,12 @@ def test_config_shows_an_unset_setting_as_unset(name: str,
                                                 capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["config"]) == 0
     assert f"{name}=<unset>\n" in capsys.readouterr().out
+
+
+def test_config_shows_no_criterion_models_as_the_empty_json_value_one_would_set(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["config"]) == 0
+    assert "JUDGEFLOW_LLM__CRITERION_MODELS={}\n" in capsys.readouterr().out
 
 
 def test_config_never_prints_a_secret_and_shows_set_values(
