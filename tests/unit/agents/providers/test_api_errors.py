@@ -256,3 +256,29 @@ async def test_the_provider_counts_each_distinct_prefix_once(
     assert len(counted) == 2 and len(fake.message_requests()) == 4
     assert sum("will NOT cache it" in r.getMessage() for r in caplog.records) == 2
     await p.aclose()
+
+
+async def test_an_unreachable_models_api_means_no_structured_outputs(
+        fake: FakeAnthropic, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the Models API cannot be reached at start (nor later): the model may lack structured
+    # outputs, and output_config.format on such a model is a permanent 400 -- so none is
+    # sent (as the warning says), and the request is one every model accepts
+    fake.models["claude-haiku-4-5"].info["capabilities"]["structured_outputs"] = {
+        "supported": False}
+    p = provider(fake, model="claude-haiku-4-5")
+
+    async def unreachable() -> None:
+        raise LLMError("server_error", "Models API down", retryable=True)
+
+    monkeypatch.setattr(p, "retrieve_model", unreachable)
+    await check_model(p, p.settings)
+    assert any("without structured outputs" in r.getMessage() for r in caplog.records)
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    resp = await p.complete(LLMRequest(system=(SystemBlock("rules"),),
+                                       messages=({"role": "user", "content": "x"},),
+                                       max_tokens=300, output_schema=schema))
+    await p.aclose()
+    [sent] = fake.message_requests()
+    assert "format" not in (sent.body.get("output_config") or {})
+    assert resp.stop_reason == "end_turn"
