@@ -140,15 +140,17 @@ class CloudProvider(AnthropicProvider):
                 "deprecated_at": m.deprecated.isoformat() if m.deprecated else None,
                 "retires_at": m.retires.isoformat() if m.retires else None}
 
-    def check_lifecycle(self, today: date) -> None:
+    def check_lifecycle(self, today: date, origin: Any = None) -> None:
         """The platform's schedule decides (not the Claude API's dates): retired there ->
-        one-line :class:`AgentsError`; deprecated -> a WARNING with the date."""
+        one-line :class:`AgentsError` naming the setting the model came from (``origin``,
+        a :class:`~agents.providers.startup.Origin`); deprecated -> a WARNING with the date."""
         m = self.platform_model
         status = m.status(today)
         if status == "retired":
+            setting = getattr(origin, "model", "JUDGEFLOW_LLM__MODEL")
             raise AgentsError(f"model {self.model!r} ({m.id}) is retired on {self.name}"
                               f"{' since ' + str(m.retires) if m.retires else ''}; set "
-                              "JUDGEFLOW_LLM__MODEL to a current model")
+                              f"{setting} to a current model")
         if status == "deprecated":
             log.warning("model %s (%s) is deprecated on %s; it retires there on %s: move to "
                         "a current model before then", self.model, m.id, self.name,

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from agents.errors import AgentsError
-from agents.replay.cli_llm import dry_run_report, stop_line
 from agents.providers.base import LLMRequest, SystemBlock
 from agents.providers.settings import LLMSettings
+from agents.replay.cli_llm import dry_run_report, stop_line
 from agents.replay.driver import Tally
 from agents.replay.estimate import Estimate, Estimator
 from agents.replay.plan import Plan
