@@ -47,10 +47,11 @@ class PrefixReport:
         return self.tokens >= self.minimum
 
 
-async def report_cache_prefixes(provider: Any, request: LLMRequest,
-                                *, label: str = "") -> list[PrefixReport]:
-    """Count every cacheable prefix of ``request`` and log whether it caches. Never raises
-    (a count that fails is logged at DEBUG: this is diagnostics, not a gate)."""
+async def report_cache_prefixes(provider: Any, request: LLMRequest, *, label: str = "",
+                                log_lines: bool = True) -> list[PrefixReport]:
+    """Count every cacheable prefix of ``request`` and log whether it caches (``log_lines``
+    False: only return them, for a caller that prints them itself, e.g. ``llm check``).
+    Never raises (a count that fails is logged at DEBUG: this is diagnostics, not a gate)."""
     minimum = provider.entry.min_cache_tokens if provider.entry is not None else 0
     worker = label or request.labels.get("worker", "llm")
     out: list[PrefixReport] = []
@@ -68,6 +69,8 @@ async def report_cache_prefixes(provider: Any, request: LLMRequest,
         cache_log = getattr(provider, "cache_log", None)
         if cache_log is not None:  # the diagnostics of later answers check it
             cache_log.counted(prefix_key(request), tokens)
+        if not log_lines:
+            continue
         if report.caches:
             log.info("%s: cache breakpoint %d: prefix %d tokens >= %d (%s minimum): caches",
                      worker, report.breakpoint, tokens, minimum, provider.model)

@@ -56,3 +56,15 @@ def test_a_failing_call_exits_1(fake: FakeAnthropic,
     fake.responder = lambda body: Reply.spend_limit()
     assert main(["llm", "check", "--worker", "debrief"]) == 1
     assert "FAILED: spend_limit" in capsys.readouterr().out
+
+
+def test_each_cache_breakpoint_line_is_printed_once(
+        fake: FakeAnthropic, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    # printed on stdout; not repeated by the start-up report's log line on stderr
+    caplog.set_level("INFO")
+    assert main(["llm", "check", "--worker", "judge"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("judge: cache breakpoint 1:") == 1
+    logged = [r.getMessage() for r in caplog.records if "cache breakpoint" in r.getMessage()]
+    assert not logged and "cache breakpoint" not in captured.err
