@@ -64,11 +64,14 @@ def make_client(client: platforms.Client, llm: LLMSettings, base_url: str | None
         if llm.region:
             common["region"] = llm.region
         return anthropic.AsyncAnthropicVertex(project_id=project, **common)
-    except (ValueError, anthropic.AnthropicError) as exc:  # no region: the SDK says which
-        vertex = client == "vertex"                          # settings it looked at
-        hint = "JUDGEFLOW_LLM__REGION or " + ("CLOUD_ML_REGION" if vertex else "AWS_REGION")
-        raise AgentsError(f"llm.provider {'vertex' if vertex else 'bedrock'}: "
-                          f"{str(exc).splitlines()[0]} (set {hint})") from None
+    except (ValueError, anthropic.AnthropicError) as exc:
+        vertex = client == "vertex"
+        name = "vertex" if vertex else "bedrock"
+        if "region" in str(exc).lower():  # our settings, not the SDK's constructor argument
+            where = "CLOUD_ML_REGION" if vertex else "AWS_REGION (or the AWS profile's region)"
+            raise AgentsError(f"llm.provider {name} needs a region: set "
+                              f"JUDGEFLOW_LLM__REGION or {where}") from None
+        raise AgentsError(f"llm.provider {name}: {str(exc).splitlines()[0]}") from None
 
 
 class CloudProvider(AnthropicProvider):
