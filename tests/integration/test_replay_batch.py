@@ -89,7 +89,8 @@ async def test_cli_dry_run_prices_live_and_batch_and_sends_nothing(
         assert not fake.message_requests() and not fake.batches.batches and counted
     assert live.returncode == 0 and batch.returncode == 0, live.stderr + batch.stderr
     assert "to judge: 4 job(s), 3 model call(s)" in live.stdout, live.stdout
-    assert "per call: default constant" in live.stdout
+    assert ("per call: a fixed guess sized for a typical judge answer; billed as generated, "
+            "at most max_tokens") in live.stdout
 
     def usd(out: str) -> float:
         return float(out.split("estimated cost: $")[1].split()[0])

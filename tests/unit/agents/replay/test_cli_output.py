@@ -77,3 +77,26 @@ def test_budget_stop_line_names_the_reservation() -> None:
     t = Tally(stopped_by="budget", reserved_usd=0.0312, in_flight=3)
     assert "$0.0312 was reserved for 3 call(s) in flight" in stop_line(t, 1.0)
     assert "would pass the budget ($1)" in stop_line(Tally(stopped_by="budget"), 1.0)
+
+
+async def test_output_is_an_estimate_capped_at_max_tokens_and_the_dry_run_says_so() -> None:
+    class Counting:
+        model = "claude-sonnet-5-5"
+
+        async def count_prefix_tokens(self, request: LLMRequest) -> int:
+            return 1000
+
+    request = LLMRequest(system=(SystemBlock("rules"),),
+                         messages=({"role": "user", "content": "case"},))
+    llm = LLMSettings(provider="anthropic", model="claude-sonnet-5-5", max_tokens=300)
+    est = Estimator(Counting(), llm, 400, None)  # a guess above what one call can output
+    await est.add(request)
+    await est.add(request)
+    assert est.est.output_tokens == 600  # 2 calls x max_tokens, not 2 x 400
+    e = est.est
+    e.output_source = "a fixed guess sized for a typical judge answer"
+    text = dry_run_report("HEAD", Outcome("v", Plan("g"), estimate=e, provider="anthropic",
+                                          model="claude-sonnet-5-5"), Filters())
+    assert ("output tokens: 600, an estimate (300 per call: a fixed guess sized for a "
+            "typical judge answer; billed as generated, at most max_tokens 300 per call)"
+            ) in text
