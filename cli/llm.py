@@ -138,7 +138,8 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
     try:
         for kind, request in samples(settings, kinds,
                                      structured=bool(facts and facts.structured_outputs)):
-            for report in await report_cache_prefixes(provider, request, label=kind):
+            for report in await report_cache_prefixes(provider, request, label=kind,
+                                                    log_lines=False):
                 print(f"  {kind}: cache breakpoint {report.breakpoint}: {report.tokens} tokens "
                       f"{'>=' if report.caches else '<'} {report.minimum}: "
                       f"{'caches' if report.caches else 'NOT cached'}")

@@ -17,8 +17,11 @@ from dataclasses import dataclass
 from agents.errors import AgentsError
 from agents.providers import catalogue
 from agents.providers.base import Provider
+from agents.providers.factory import require_credentials
+from agents.providers.startup import Origin, check_provider
 from agents.settings import Settings
 from schemas.skill import Skill
+from streams.metrics import Metrics
 
 
 @dataclass(frozen=True)
@@ -68,3 +71,32 @@ def build_routes(settings: Settings, skill: Skill,
             by_llm[key] = make(s)
         routes[field_id] = Route(s, by_llm[key])
     return routes
+
+
+def origin(settings: Settings, routes: dict[str, Route], provider: Provider) -> Origin:
+    """Which settings chose ``provider``'s model and effort: the overrides of the criteria it
+    judges that set them (else llm.model / llm.effort, which they inherit)."""
+    fields = [f for f, r in sorted(routes.items()) if r.provider is provider]
+    overrides = settings.llm.criterion_models
+
+    def where(attr: str) -> str | None:
+        named = [f for f in fields if getattr(overrides[f], attr) is not None]
+        if not named:
+            return None
+        return "JUDGEFLOW_LLM__CRITERION_MODELS" + "".join(f'["{f}"]' for f in named[:1]) + \
+            f".{attr}" + (f" (and {len(named) - 1} more)" if len(named) > 1 else "")
+
+    return Origin(model=where("model") or Origin.model, effort=where("effort") or Origin.effort)
+
+
+async def check_routes(settings: Settings, routes: dict[str, Route],
+                       metrics: Metrics | None) -> list[Route]:
+    """The worker's start-up checks (credentials, the Models API: unknown or retired model,
+    effort) for each distinct per-criterion provider, errors naming the override they came
+    from. The judge worker and a replay both start routes here. Returns the distinct routes."""
+    distinct = list({id(r.provider): r for r in routes.values()}.values())
+    for route in distinct:
+        require_credentials(route.provider)
+        await check_provider(route.provider, route.settings.llm, metrics,
+                             origin=origin(settings, routes, route.provider))
+    return distinct

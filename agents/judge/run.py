@@ -23,7 +23,7 @@ from agents.errors import AgentsError
 from agents.judge.gates import GateAnswers
 from agents.judge.gates_feed import following
 from agents.judge.judge import Judge
-from agents.judge.routes import build_routes, check_overrides
+from agents.judge.routes import build_routes, check_overrides, check_routes
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.journal import tombstone
@@ -112,9 +112,7 @@ async def serve(settings: Settings, provider: Provider | None = None,
         # llm.criterion_models: criteria judged by another model (checked: one-line errors)
         routes = {} if is_offline(provider) else build_routes(
             settings, skill, lambda s: make_provider(s))
-        for route in {id(r.provider): r for r in routes.values()}.values():
-            require_credentials(route.provider)
-            await check_provider(route.provider, route.settings.llm, metrics)
+        await check_routes(settings, routes, metrics)
         judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                       min_cache_tokens=min_cache, gates=gates, routes=routes,
                       journal=journal)

@@ -1,11 +1,11 @@
 """Message Batches on the provider seam (with ``anthropic.py`` the only modules importing
 ``anthropic``): submit first requests under custom ids, ask for the status, read results.
 
-The batch-processing page's limits: a batch holds at most 100,000 requests or 256 MB,
-whichever comes first (:func:`chunk` splits a submission into as many batches as needed); a
-batch still processing after 24 hours expires (its unanswered entries come back
-``expired``); results stay downloadable for 29 days after creation
-(:attr:`BatchStatus.results_gone`).
+The batch-processing page's limits (:mod:`batch_limits`, cited there): a batch holds at
+most 100,000 requests or 256 MB, whichever comes first (:func:`chunk` splits a submission
+into as many batches as needed); a batch still processing after 24 hours expires (its
+unanswered entries come back ``expired``); results stay downloadable for 29 days after
+creation (:attr:`BatchStatus.results_gone`).
 
 Each request's params are built exactly as a live call's (``AnthropicProvider.params``), so
 the API validates a batched request the same way. Results come back as the same
@@ -18,19 +18,20 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
 import anthropic
 
+from agents.providers import batch_limits
 from agents.providers.anthropic_errors import classify
 from agents.providers.anthropic_params import to_response
 from agents.providers.base import LLMRequest, LLMResponse
 
-MAX_REQUESTS = 100_000
-#: 256 MB, read as the smaller 256 * 10^6 bytes so either reading of "MB" holds.
-MAX_BYTES = 256_000_000
-RESULTS_WINDOW = timedelta(days=29)
+
+def body_bytes(obj: Any) -> int:
+    """The UTF-8 size of ``obj`` as the SDK sends it (compact JSON, non-ASCII unescaped)."""
+    return len(json.dumps(obj, ensure_ascii=False, separators=(",", ":")).encode())
 
 
 @dataclass(frozen=True)
@@ -50,21 +51,21 @@ class BatchStatus:
         """Past the 29-day results window (or archived): the results cannot be read."""
         now = now or datetime.now(UTC)
         return self.archived or (self.created_at is not None
-                                 and now - self.created_at >= RESULTS_WINDOW)
+                                 and now - self.created_at >= batch_limits.RESULTS_WINDOW)
 
 
 def chunk(requests: Sequence[dict[str, Any]], max_requests: int | None = None,
           max_bytes: int | None = None) -> list[list[dict[str, Any]]]:
-    """Split batch requests, in order, into batches within the API's limits (pure). The size
-    of a batch is its create body's JSON; a request larger than the limit on its own goes
-    alone (the API then reports it)."""
-    max_requests = max_requests or MAX_REQUESTS
-    max_bytes = max_bytes or MAX_BYTES
+    """Split batch requests, in order, into batches within the API's limits (pure; default:
+    :mod:`batch_limits`, read at each call). The size of a batch is its create body's UTF-8
+    JSON; a request larger than the limit on its own goes alone (the API then reports it)."""
+    max_requests = max_requests or batch_limits.MAX_REQUESTS
+    max_bytes = max_bytes or batch_limits.MAX_BYTES
     out: list[list[dict[str, Any]]] = []
     current: list[dict[str, Any]] = []
     size = len('{"requests":[]}')
     for r in requests:
-        n = len(json.dumps(r, separators=(",", ":"))) + 1
+        n = body_bytes(r) + 1
         if current and (len(current) >= max_requests or size + n > max_bytes):
             out.append(current)
             current, size = [], len('{"requests":[]}')

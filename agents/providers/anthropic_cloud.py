@@ -64,11 +64,14 @@ def make_client(client: platforms.Client, llm: LLMSettings, base_url: str | None
         if llm.region:
             common["region"] = llm.region
         return anthropic.AsyncAnthropicVertex(project_id=project, **common)
-    except (ValueError, anthropic.AnthropicError) as exc:  # no region: the SDK says which
-        vertex = client == "vertex"                          # settings it looked at
-        hint = "JUDGEFLOW_LLM__REGION or " + ("CLOUD_ML_REGION" if vertex else "AWS_REGION")
-        raise AgentsError(f"llm.provider {'vertex' if vertex else 'bedrock'}: "
-                          f"{str(exc).splitlines()[0]} (set {hint})") from None
+    except (ValueError, anthropic.AnthropicError) as exc:
+        vertex = client == "vertex"
+        name = "vertex" if vertex else "bedrock"
+        if "region" in str(exc).lower():  # our settings, not the SDK's constructor argument
+            where = "CLOUD_ML_REGION" if vertex else "AWS_REGION (or the AWS profile's region)"
+            raise AgentsError(f"llm.provider {name} needs a region: set "
+                              f"JUDGEFLOW_LLM__REGION or {where}") from None
+        raise AgentsError(f"llm.provider {name}: {str(exc).splitlines()[0]}") from None
 
 
 class CloudProvider(AnthropicProvider):
@@ -140,15 +143,17 @@ class CloudProvider(AnthropicProvider):
                 "deprecated_at": m.deprecated.isoformat() if m.deprecated else None,
                 "retires_at": m.retires.isoformat() if m.retires else None}
 
-    def check_lifecycle(self, today: date) -> None:
+    def check_lifecycle(self, today: date, origin: Any = None) -> None:
         """The platform's schedule decides (not the Claude API's dates): retired there ->
-        one-line :class:`AgentsError`; deprecated -> a WARNING with the date."""
+        one-line :class:`AgentsError` naming the setting the model came from (``origin``,
+        a :class:`~agents.providers.startup.Origin`); deprecated -> a WARNING with the date."""
         m = self.platform_model
         status = m.status(today)
         if status == "retired":
+            setting = getattr(origin, "model", "JUDGEFLOW_LLM__MODEL")
             raise AgentsError(f"model {self.model!r} ({m.id}) is retired on {self.name}"
                               f"{' since ' + str(m.retires) if m.retires else ''}; set "
-                              "JUDGEFLOW_LLM__MODEL to a current model")
+                              f"{setting} to a current model")
         if status == "deprecated":
             log.warning("model %s (%s) is deprecated on %s; it retires there on %s: move to "
                         "a current model before then", self.model, m.id, self.name,

@@ -59,7 +59,10 @@ def build_params(request: LLMRequest, model: str, entry: ModelEntry | None = Non
                  max_tokens_floor: int = 0, effort: str | None = None,
                  cache_ttl: str = "5m", facts: ModelFacts | None = None) -> dict[str, Any]:
     """The keyword arguments of ``messages.create`` for ``request``. ``facts`` None: the
-    Models API has not answered; effort is sent as configured, no structured outputs."""
+    Models API has not answered; effort is sent as configured, and no structured outputs:
+    ``output_config.format`` on a model without them is a permanent 400, while the answer
+    without it (the judge's JSON text, the debrief's tool) is accepted by every model and
+    validated in code either way."""
     entry = entry or STRICT
     known = facts is not None
     facts = facts or UNKNOWN
@@ -85,7 +88,7 @@ def build_params(request: LLMRequest, model: str, entry: ModelEntry | None = Non
             choice = "auto"
         params["tool_choice"] = {"type": choice}
     output: dict[str, Any] = {}
-    if request.output_schema is not None and (not known or facts.structured_outputs):
+    if request.output_schema is not None and facts.structured_outputs:
         output["format"] = {"type": "json_schema", "schema": request.output_schema}
     if effort is not None and (not known or effort in facts.efforts):
         output["effort"] = effort

@@ -47,10 +47,11 @@ class PrefixReport:
         return self.tokens >= self.minimum
 
 
-async def report_cache_prefixes(provider: Any, request: LLMRequest,
-                                *, label: str = "") -> list[PrefixReport]:
-    """Count every cacheable prefix of ``request`` and log whether it caches. Never raises
-    (a count that fails is logged at DEBUG: this is diagnostics, not a gate)."""
+async def report_cache_prefixes(provider: Any, request: LLMRequest, *, label: str = "",
+                                log_lines: bool = True) -> list[PrefixReport]:
+    """Count every cacheable prefix of ``request`` and log whether it caches (``log_lines``
+    False: only return them, for a caller that prints them itself, e.g. ``llm check``).
+    Never raises (a count that fails is logged at DEBUG: this is diagnostics, not a gate)."""
     minimum = provider.entry.min_cache_tokens if provider.entry is not None else 0
     worker = label or request.labels.get("worker", "llm")
     out: list[PrefixReport] = []
@@ -68,6 +69,8 @@ async def report_cache_prefixes(provider: Any, request: LLMRequest,
         cache_log = getattr(provider, "cache_log", None)
         if cache_log is not None:  # the diagnostics of later answers check it
             cache_log.counted(prefix_key(request), tokens)
+        if not log_lines:
+            continue
         if report.caches:
             log.info("%s: cache breakpoint %d: prefix %d tokens >= %d (%s minimum): caches",
                      worker, report.breakpoint, tokens, minimum, provider.model)
@@ -78,30 +81,48 @@ async def report_cache_prefixes(provider: Any, request: LLMRequest,
     return out
 
 
-def _replace_hint(model: str, replacement: str | None) -> str:
-    target = f"e.g. JUDGEFLOW_LLM__MODEL={replacement}" if replacement else \
-        "JUDGEFLOW_LLM__MODEL to a current model"
-    return f"set {target}"
+@dataclass(frozen=True)
+class Origin:
+    """The settings that chose a provider's model and effort, named by its one-line start-up
+    errors (a per-criterion override is fixed in its own entry, not in llm.model)."""
+
+    model: str = "JUDGEFLOW_LLM__MODEL"
+    effort: str = "llm.effort"
+
+    def replace_hint(self, replacement: str | None) -> str:
+        if self.model == Origin.model:
+            return (f"set e.g. {self.model}={replacement}" if replacement
+                    else f"set {self.model} to a current model")
+        return f"set {self.model} to {f'e.g. {replacement}' if replacement else 'a current model'}"
+
+    def named(self, model: str) -> str:
+        """``'m'``, plus where it came from when that is not llm.model."""
+        return f"{model!r}" + ("" if self.model == Origin.model else f" ({self.model})")
 
 
-async def check_model(provider: Any, llm: LLMSettings, today: date | None = None) -> None:
+DEFAULT_ORIGIN = Origin()
+
+
+async def check_model(provider: Any, llm: LLMSettings, today: date | None = None, *,
+                      origin: Origin = DEFAULT_ORIGIN) -> None:
     """Raise :class:`AgentsError` (one line) if the model cannot be used; warn if deprecated.
 
     The Models API decides: ``lifecycle`` ``retired`` refuses to start (naming the model and
     the catalogue's replacement); ``deprecated`` starts with a warning naming the retirement
     date, also when that date has passed (overdue, not retired). Its capabilities become
-    the provider's facts (``provider.facts``); the catalogue is cross-checked against them."""
+    the provider's facts (``provider.facts``); the catalogue is cross-checked against them.
+    ``origin`` names the settings the model and effort came from in the errors."""
     today = today or datetime.now(UTC).date()
     entry = model_entry(llm, provider.model)  # UnknownModel is an AgentsError
     if getattr(provider, "platform_model", None) is not None:
-        provider.check_lifecycle(today)  # a cloud platform keeps its own schedule
+        provider.check_lifecycle(today, origin)  # a cloud platform keeps its own schedule
         return
     try:
         facts = await provider.load_facts()
     except LLMError as exc:
         if exc.kind == "not_found":
-            raise AgentsError(f"model {provider.model!r} is unknown to the Models API (404); "
-                              f"{_replace_hint(provider.model, entry.replacement)}") from None
+            raise AgentsError(f"model {origin.named(provider.model)} is unknown to the Models "
+                              f"API (404); {origin.replace_hint(entry.replacement)}") from None
         if exc.kind == "auth":
             raise AgentsError(f"the Models API refused our key ({exc.message})") from None
         log.warning("cannot check model %s with the Models API (%s); assuming it is "
@@ -109,8 +130,8 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
         return
     if facts.lifecycle == "retired":
         when = f" on {facts.retires_at}" if facts.retires_at else ""
-        raise AgentsError(f"model {provider.model!r} is retired{when}; "
-                          f"{_replace_hint(provider.model, entry.replacement)}")
+        raise AgentsError(f"model {origin.named(provider.model)} is retired{when}; "
+                          f"{origin.replace_hint(entry.replacement)}")
     if facts.lifecycle == "deprecated":
         move = f"move to {entry.replacement}" if entry.replacement else "move to a current model"
         if facts.retires_at is not None and facts.retires_at <= today:
@@ -121,7 +142,7 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
             log.warning("model %s is deprecated; it retires on %s: %s before then",
                         provider.model, facts.retires_at or "a date not yet announced", move)
     if llm.effort is not None and llm.effort not in facts.efforts:
-        raise AgentsError(f"llm.effort {llm.effort!r} is not accepted by {provider.model} "
+        raise AgentsError(f"{origin.effort} {llm.effort!r} is not accepted by {provider.model} "
                           f"(the Models API lists: {', '.join(facts.efforts) or 'no effort'})")
     if llm.structured_output and not facts.structured_outputs:
         log.warning("the Models API says %s has no structured outputs: requests go without "
@@ -133,12 +154,13 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
 
 
 async def check_provider(provider: Provider, llm: LLMSettings,
-                         metrics: Metrics | None = None) -> None:
+                         metrics: Metrics | None = None, *,
+                         origin: Origin = DEFAULT_ORIGIN) -> None:
     """The start-up check of a worker's provider (offline: nothing to check)."""
     if is_offline(provider) or not hasattr(provider, "load_facts"):
         return
     try:
-        await check_model(provider, llm)
+        await check_model(provider, llm, origin=origin)
     except AgentsError:
         closing = getattr(provider, "aclose", None)
         if closing is not None:  # the worker stops here: release its HTTP client

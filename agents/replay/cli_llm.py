@@ -80,12 +80,15 @@ def dry_run_report(head: str, out: Any, filters: Any) -> str:
                   "to price a model)"]
         return "\n".join(lines)
     routed = [m for m in e.by_model if m != out.model]
+    per_call = e.output_tokens // max(1, e.calls)
     lines += [f"  priced for provider {out.provider}, model {out.model}"
               + (f"; routed by llm.criterion_models: {', '.join(routed)}" if routed else ""),
               f"  to judge: {e.jobs} job(s), {e.calls} model call(s)",
               f"  input tokens: {e.input_tokens} (+ cache write {e.cache_write_tokens}, "
               f"cache read {e.cache_read_tokens}; counted by {e.counted})",
-              f"  output tokens: {e.output_tokens} (per call: {e.output_source})",
+              f"  output tokens: {e.output_tokens}, an estimate ({per_call} per call: "
+              f"{e.output_source}; billed as generated, at most max_tokens "
+              f"{e.max_tokens} per call)",
               f"  estimated cost: ${e.usd:.4f}" + (" at batch prices" if out.batch else "")]
     if routed:  # each job priced at its own model (Haiku 5.5 by its prompt-length tier)
         lines += [f"    {m}: {c.calls} call(s), input {c.input_tokens} (+ cache write "

@@ -10,8 +10,10 @@ is priced as a cache write the first time and a cache read afterwards (the repla
 within the cache lifetime). Output tokens per call: the mean of earlier results on the
 results topic when there are any ("calibrated" from real answers), else
 ``OUTPUT_TOKENS_PER_CALL`` — a deliberately round figure sized for a judge answer (about
-1,500 characters) and a debrief evaluation. Repairs and retries are not foreseen: the
-estimate is for one call per job.
+1,500 characters) and a debrief evaluation — capped at ``llm.max_tokens``. The dry run
+says the output is an estimate, and its upper bound (max_tokens per call: the API bills
+only what is generated). Repairs and retries are not foreseen: the estimate is for one
+call per job.
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ def output_per_call(worker: str, series: Series | None) -> tuple[int, str]:
         calls = sum(v[1] for v in series.output_tokens.values())
         if calls:
             return max(1, round(out / calls)), f"mean of {calls} earlier call(s)"
-    return OUTPUT_TOKENS_PER_CALL[worker], "default constant"
+    return OUTPUT_TOKENS_PER_CALL[worker], f"a fixed guess sized for a typical {worker} answer"
 
 
 def chars(request: LLMRequest) -> int:
@@ -92,6 +94,8 @@ class Estimate:
     usd: float = 0.0
     counted: str = "count_tokens"
     output_source: str = ""
+    #: llm.max_tokens: what one call's output can reach at most (the dry run says so)
+    max_tokens: int = 0
     #: the same figures per model, in the order the models were first priced
     by_model: dict[str, ModelCost] = dataclasses.field(default_factory=dict)
 
@@ -130,8 +134,10 @@ class Estimator:
                  min_cache_tokens: int | None, *, batch: bool = False) -> None:
         self.default = Pricing(provider, llm, min_cache_tokens)
         self.batch = batch
-        self.out = out_per_call
-        self.est = Estimate()
+        # a call never outputs more than max_tokens (a mean of long earlier answers under
+        # another max_tokens could say more)
+        self.out = min(out_per_call, llm.max_tokens)
+        self.est = Estimate(max_tokens=llm.max_tokens)
         self._prefixes: dict[tuple[str, str], int] = {}
         self._counters: dict[int, _Counter] = {}
         self.exact_counts = EXACT_COUNTS

@@ -15,10 +15,9 @@ from agents.errors import AgentsError
 from agents.judge.gates import GateAnswers
 from agents.judge.gates_feed import following
 from agents.judge.judge import Judge
-from agents.judge.routes import Route, build_routes
+from agents.judge.routes import Route, build_routes, check_routes
 from agents.judge.run import decode_job, make_handler
-from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
-from agents.providers.startup import check_provider
+from agents.providers.factory import is_offline, make_provider, model_entry
 from agents.replay.batch import PresetProvider
 from agents.replay.driver import Pricing, Target
 from agents.settings import Settings
@@ -58,18 +57,16 @@ def min_cache(settings: Settings, provider: Any) -> int | None:
     return None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
 
 
-async def start_routes(routes: dict[str, Route], metrics: Metrics,
+async def start_routes(settings: Settings, routes: dict[str, Route], metrics: Metrics,
                        stack: contextlib.AsyncExitStack, *, batch: bool = False) -> None:
     """The worker's start-up checks for every per-criterion provider (credentials, the
     Models API: unknown or retired model, effort), each closed when the replay ends; with
     ``batch`` each model must also support the Message Batches API."""
-    distinct = list({id(r.provider): r for r in routes.values()}.values())
-    for route in distinct:  # all closed, also those not checked when one check fails
+    for route in {id(r.provider): r for r in routes.values()}.values():
+        # all closed, also those not checked when one check fails
         stack.push_async_callback(route.provider.aclose)  # type: ignore[attr-defined]
-    for route in distinct:
+    for route in await check_routes(settings, routes, metrics):
         p = route.provider
-        require_credentials(p)
-        await check_provider(p, route.settings.llm, metrics)
         facts = getattr(p, "facts", None)
         if batch and facts is not None and not facts.batch:
             raise AgentsError(f"--batch: the Models API says {p.model} (llm.criterion_models) "
@@ -91,7 +88,7 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
         (lambda s: PresetProvider(make_provider(s), provider.presets)) if batch
         else make_provider)
     routes = {} if is_offline(provider) else build_routes(settings, skill, make)
-    await start_routes(routes, metrics, stack, batch=batch)
+    await start_routes(settings, routes, metrics, stack, batch=batch)
     gates = None
     if not is_offline(provider):
         gates = await stack.enter_async_context(following(settings, GateAnswers(skill),

@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 
 from agents.judge.versioning import prompt_version, result_id
+from agents.providers import batch_limits
+from agents.providers.anthropic import AnthropicProvider
 from agents.providers.base import TokenUsage
 from agents.providers.factory import cost_usd
+from agents.replay.run import Options, replay
 from schemas.skill import load_skill
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, values
@@ -86,7 +89,8 @@ async def test_cli_dry_run_prices_live_and_batch_and_sends_nothing(
         assert not fake.message_requests() and not fake.batches.batches and counted
     assert live.returncode == 0 and batch.returncode == 0, live.stderr + batch.stderr
     assert "to judge: 4 job(s), 3 model call(s)" in live.stdout, live.stdout
-    assert "per call: default constant" in live.stdout
+    assert ("per call: a fixed guess sized for a typical judge answer; billed as generated, "
+            "at most max_tokens") in live.stdout
 
     def usd(out: str) -> float:
         return float(out.split("estimated cost: $")[1].split()[0])
@@ -129,3 +133,29 @@ async def test_a_recorded_batch_past_the_results_window_is_run_again(
     results = values(await collect(bootstrap, s.topics.judge_results, until=len(js),
                                    timeout=20, quiet=1))
     assert Counter(r["job_id"] for r in results) == Counter(j.job_id for j in js)
+
+
+async def test_a_replay_over_the_byte_limit_is_split_into_batches_the_fake_accepts(
+        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the 256 MB limit lowered to 64 KiB for the client's chunker and the fake alike (one
+    # seam): a replay of more jobs than fit goes in several batches, each accepted
+    monkeypatch.setattr(batch_limits, "MAX_BYTES", 64 * 1024)
+    s = judge_settings(bootstrap, tmp_path)
+    await ensure_topics(s, [s.topics.replay_batches])
+    js = jobs(16)
+    await produce(bootstrap, s.topics.judge_jobs, [record(j) for j in js])
+    with FakeAnthropic(responder=lambda body: Reply.message(text=json.dumps(GOOD))) as fake:
+        out = await replay(s, Options("judge", batch=True, poll_seconds=0.05),
+                           provider=AnthropicProvider(s.llm, base_url=fake.base_url,
+                                                      api_key="test"))
+        creates = [r for r in fake.requests if r.path == "/v1/messages/batches"]
+        live = fake.message_requests()
+    sizes = [len(json.dumps(r.body, ensure_ascii=False, separators=(",", ":")).encode())
+             for r in creates]
+    assert len(creates) >= 2 and all(r.status == 200 for r in creates), sizes
+    assert max(sizes) <= 64 * 1024 < sum(sizes)
+    # 16 disagreements answered by batches, the type drift decided in code (no call)
+    assert out.tally is not None and out.tally.judged == 17, out.tally
+    assert Counter(fake.batches.succeeded) == Counter(
+        c for r in creates for c in (q["custom_id"] for q in r.body["requests"]))
+    assert len(fake.batches.succeeded) == 16 and not live

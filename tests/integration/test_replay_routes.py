@@ -182,22 +182,35 @@ async def test_a_replay_tells_the_judge_the_gate_answer(
         in case_of("T2")
 
 
-async def test_a_replay_checks_each_routed_model_at_start(
-        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    # Haiku 4.5 takes no effort (the Models API says so): the worker refuses to start, and
-    # so does a replay, before any job is priced or judged
-    s = routed_settings(bootstrap, tmp_path,
-                        {"t2dm_dx": {"model": "claude-haiku-4-5", "effort": "low"}})
+@pytest.mark.parametrize(("override", "error"), [
+    # retired per the Models API: it used to publish "status: fallback" results and exit 0
+    ({"model": "claude-sonnet-4-5"},
+     "model 'claude-sonnet-4-5' (JUDGEFLOW_LLM__CRITERION_MODELS[\"t2dm_dx\"].model) is "
+     "retired on 2026-11-30; set JUDGEFLOW_LLM__CRITERION_MODELS[\"t2dm_dx\"].model to e.g. "
+     "claude-sonnet-5-5"),
+    # efforts Haiku 4.5 does not take (the Models API lists none)
+    ({"model": "claude-haiku-4-5", "effort": "max"},
+     "JUDGEFLOW_LLM__CRITERION_MODELS[\"t2dm_dx\"].effort 'max' is not accepted by "
+     "claude-haiku-4-5"),
+])
+async def test_a_replay_checks_each_routed_model_at_start_as_the_worker_does(
+        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        override: dict[str, str], error: str) -> None:
+    # the worker refuses to start (exit 2, one line naming the override), and so does a
+    # replay, dry or not, before any job is priced or judged
+    s = routed_settings(bootstrap, tmp_path, {"t2dm_dx": override})
     await ensure_topics(s)
     await produce(bootstrap, s.topics.judge_jobs, [record(j) for j in cells(1)])
     with FakeAnthropic(responder=reply) as fake:
         monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
         monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
-        dry = run_cli(s, "replay", "judge", "--dry-run")
-        run = run_cli(s, "replay", "judge")
+        procs = [run_cli(s, "worker", "judge"), run_cli(s, "replay", "judge", "--dry-run"),
+                 run_cli(s, "replay", "judge", "--criterion", "t2dm_dx"),
+                 run_cli(s, "replay", "judge", "--batch", "--poll-seconds", "0.05")]
         sent = fake.message_requests()
-    for proc in (dry, run):
+    for proc in procs:
         assert proc.returncode == 2, proc.stdout + proc.stderr[-2000:]
-        assert "claude-haiku-4-5" in proc.stderr and "effort" in proc.stderr
-        assert "Traceback" not in proc.stderr
+        assert error in proc.stderr, proc.stderr[-2000:]
+        assert "Traceback" not in proc.stderr and "new results" not in proc.stdout
     assert not sent
+    assert not values(await collect(bootstrap, s.topics.judge_results, timeout=1, quiet=0))

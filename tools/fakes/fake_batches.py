@@ -13,7 +13,11 @@
 Limits and time, as the batch-processing page states them (``now`` is the fake's clock: a
 test moves it forward):
 
-* more than ``max_requests`` (100,000) requests or a body over ``max_bytes`` (256 MB) -> 400;
+* more than ``max_requests`` (100,000) requests -> 400 ``invalid_request_error``; a create
+  body over ``max_bytes`` (256 MB, its UTF-8 bytes) -> 413 ``request_too_large`` "Request
+  exceeds the maximum allowed number of bytes." (the errors page). Both default (None) to
+  ``agents.providers.batch_limits``, read per request: the client's chunker reads the same
+  figures, so a test lowers both with one ``monkeypatch`` of that module;
 * a batch not ended ``expiry`` (24 h) after creation ends with its unanswered entries
   ``expired`` (``hold`` keeps a batch processing until then);
 * ``results_window`` (29 days) after creation the batch is archived (``archived_at``) and
@@ -29,9 +33,10 @@ import re
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, timedelta
+from datetime import UTC, datetime
 from typing import Any
 
+from agents.providers import batch_limits
 from tools.fakes import fake_rules as rules
 
 _CUSTOM_ID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
@@ -65,10 +70,11 @@ class Batches:
         self.batches: dict[str, _Batch] = {}
         self.submitted: list[str] = []
         self.succeeded: list[str] = []
-        self.max_requests = 100_000
-        self.max_bytes = 256 * 1024 * 1024
-        self.expiry = timedelta(hours=24)
-        self.results_window = timedelta(days=29)
+        #: None: the documented figures of agents.providers.batch_limits (read per request)
+        self.max_requests: int | None = None
+        self.max_bytes: int | None = None
+        self.expiry = batch_limits.EXPIRY
+        self.results_window = batch_limits.RESULTS_WINDOW
         #: The fake's clock (tests replace it to move time forward).
         self.now: Callable[[], datetime] = lambda: datetime.now(UTC)
 
@@ -109,14 +115,16 @@ class Batches:
             return rules.invalid("custom_id must match ^[a-zA-Z0-9_-]{1,64}$")
         if len(set(ids)) != len(ids):
             return rules.invalid("custom_id values must be unique within a batch")
-        if len(reqs) > self.max_requests:
-            return rules.invalid(f"requests: a batch holds at most {self.max_requests:,} "
+        max_requests = self.max_requests or batch_limits.MAX_REQUESTS
+        if len(reqs) > max_requests:
+            return rules.invalid(f"requests: a batch holds at most {max_requests:,} "
                                  f"requests, got {len(reqs):,}")
-        size = len(json.dumps(body, separators=(",", ":")))
-        if size > self.max_bytes:
-            return rules._reply(413, {"type": "error", "error": {
-                "type": "request_too_large",
-                "message": f"a batch is limited to {self.max_bytes:,} bytes, got {size:,}"}})
+        # the body's UTF-8 bytes as the SDK sends it (compact JSON, non-ASCII unescaped)
+        size = len(json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode())
+        if size > (self.max_bytes or batch_limits.MAX_BYTES):
+            return rules._reply(batch_limits.TOO_LARGE_STATUS, {"type": "error", "error": {
+                "type": batch_limits.TOO_LARGE_TYPE,
+                "message": batch_limits.TOO_LARGE_MESSAGE}})
         batch = _Batch(f"msgbatch_{uuid.uuid4().hex[:24]}", reqs, self.polls,
                        created_at=self.now())
         self.batches[batch.id] = batch

@@ -72,3 +72,15 @@ def test_the_debrief_sample_takes_the_workers_path(fake: FakeAnthropic,
     assert sent.body["system"][0]["text"] == SYSTEM_STRUCTURED
     # the fake counts the structured prefix below every 5.5 model's minimum
     assert "debrief: cache breakpoint 1:" in out and "NOT cached" in out
+
+
+def test_each_cache_breakpoint_line_is_printed_once(
+        fake: FakeAnthropic, capsys: pytest.CaptureFixture[str],
+        caplog: pytest.LogCaptureFixture) -> None:
+    # printed on stdout; not repeated by the start-up report's log line on stderr
+    caplog.set_level("INFO")
+    assert main(["llm", "check", "--worker", "judge"]) == 0
+    captured = capsys.readouterr()
+    assert captured.out.count("judge: cache breakpoint 1:") == 1
+    logged = [r.getMessage() for r in caplog.records if "cache breakpoint" in r.getMessage()]
+    assert not logged and "cache breakpoint" not in captured.err

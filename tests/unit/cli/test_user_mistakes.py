@@ -39,7 +39,8 @@ CASES = [
     ({"JUDGEFLOW_LLM__PROVIDER": "bedrock", "AWS_REGION": "eu-west-1"}, ["llm", "check"], 2,
      "judgeflow: llm check: no bedrock credentials found"),
     ({"JUDGEFLOW_LLM__PROVIDER": "bedrock"}, ["llm", "check"], 2,
-     "judgeflow: llm check: llm.provider bedrock: No AWS region"),
+     "judgeflow: llm check: llm.provider bedrock needs a region: set JUDGEFLOW_LLM__REGION "
+     "or AWS_REGION"),
     ({}, ["llm", "check", "--provider", "vertex"], 2,
      "judgeflow: llm check: llm.provider vertex needs a project"),
     ({"ANTHROPIC_VERTEX_PROJECT_ID": "p", "CLOUD_ML_REGION": "us-east5"},

@@ -11,6 +11,7 @@ from agents.providers.anthropic import AnthropicProvider, build_params
 from agents.providers.base import LLMRequest, SystemBlock, TokenUsage
 from agents.providers.catalogue import UnknownModel
 from agents.providers.factory import OfflineProvider, cost_usd, is_offline, make_provider
+from agents.providers.model_facts import ModelFacts
 from agents.providers.settings import LLMSettings
 from agents.settings import Settings
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
@@ -51,7 +52,8 @@ def provider(fake: FakeAnthropic, **over: object) -> AnthropicProvider:
 
 
 def test_params_mark_the_cacheable_prefix_and_ask_for_structured_output() -> None:
-    params = build_params(REQUEST, "m")
+    # structured output where the Models API says the model has it (unknown: not sent)
+    params = build_params(REQUEST, "m", facts=ModelFacts(id="m", structured_outputs=True))
     assert params["system"] == [
         {"type": "text", "text": "rules"},
         {"type": "text", "text": "criterion", "cache_control": {"type": "ephemeral"}}]

@@ -5,13 +5,15 @@ failures reported by kind."""
 from __future__ import annotations
 
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 
 from agents.errors import LLMError
-from agents.providers import anthropic_batch
+from agents.providers import anthropic_batch, batch_limits
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.anthropic_batch import chunk
+from agents.providers.anthropic_errors import classify
 from agents.providers.base import LLMRequest, SystemBlock
 from agents.providers.settings import LLMSettings
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
@@ -72,19 +74,54 @@ def test_chunks_stay_within_the_request_and_byte_limits() -> None:
     assert chunk([]) == []
 
 
+async def refused(p: AnthropicProvider, requests: list[dict[str, Any]]) -> LLMError:
+    """One create call with ``requests`` as they are (no chunking): the error it gets."""
+    try:
+        await p.client.messages.batches.create(requests=requests)  # type: ignore[arg-type]
+    except Exception as exc:
+        return classify(exc)
+    raise AssertionError("the batch was accepted")
+
+
 async def test_a_submission_over_the_limit_becomes_several_batches(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(anthropic_batch, "MAX_REQUESTS", 2)
+    monkeypatch.setattr(batch_limits, "MAX_REQUESTS", 2)  # the chunker's and the fake's
     with FakeAnthropic(responder=lambda body: Reply.message(text="fine")) as fake:
-        fake.batches.max_requests = 2  # the fake enforces the same (scaled-down) limit
         p = AnthropicProvider(LLM, base_url=fake.base_url, api_key="test")
         submitted = await p.submit_batch([(f"c-{i}", _req(str(i))) for i in range(5)])
         assert [ids for _, ids in submitted] == [["c-0", "c-1"], ["c-2", "c-3"], ["c-4"]]
-        monkeypatch.setattr(anthropic_batch, "MAX_REQUESTS", 10)
-        with pytest.raises(LLMError) as err:  # what the API answers to an oversized batch
-            await p.submit_batch([(f"d-{i}", _req(str(i))) for i in range(3)])
+        # what the API answers to an oversized batch (sent past the chunker)
+        err = await refused(p, [{"custom_id": f"d-{i}", "params": p.params(_req(str(i)))}
+                                for i in range(3)])
         await p.aclose()
-    assert err.value.kind == "bad_request" and "at most 2 requests" in err.value.message
+    assert err.kind == "bad_request" and "at most 2 requests" in err.message
+
+
+async def test_the_byte_limit_splits_batches_the_fake_accepts_and_refuses_one_over_it(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # one seam lowers the limit for the chunker and the fake alike (the real one: 256 MB)
+    monkeypatch.setattr(batch_limits, "MAX_BYTES", 64 * 1024)
+    note = "Notiz über Ödeme " * 300  # ~5 KB, non-ASCII: the limit counts UTF-8 bytes
+    items = [(f"c-{i}", _req(f"{i} {note}")) for i in range(30)]  # ~160 KB in all
+    with FakeAnthropic(responder=lambda body: Reply.message(text="fine")) as fake:
+        p = AnthropicProvider(LLM, base_url=fake.base_url, api_key="test")
+        whole = [{"custom_id": cid, "params": p.params(r)} for cid, r in items]
+        assert anthropic_batch.body_bytes({"requests": whole}) > 2 * 64 * 1024
+        err = await refused(p, whole)  # (a) the API's answer to one oversized body
+        submitted = await p.submit_batch(items)  # (b) chunked: every batch accepted
+        for bid, _ in submitted:
+            assert (await p.batch_status(bid)).ended
+        answered = [r for bid, _ in submitted for r in await p.batch_results(bid)]
+        sizes = [len(fake.requests[i].body["requests"]) for i in range(len(fake.requests))
+                 if fake.requests[i].path == "/v1/messages/batches"]
+        await p.aclose()
+    assert err.kind == "request_too_large" and not err.retryable
+    assert batch_limits.TOO_LARGE_MESSAGE in err.message
+    assert len(submitted) >= 3 and sizes[1:] == [len(ids) for _, ids in submitted]
+    assert [c for _, ids in submitted for c in ids] == [cid for cid, _ in items]
+    assert sorted(r.custom_id for r in answered if r.kind == "succeeded") == \
+        sorted(cid for cid, _ in items)
+    assert len(fake.batches.batches) == len(submitted)  # the oversized one was not created
 
 
 async def test_expiry_and_the_results_window_follow_the_fake_clock() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import AsyncIterator
 from datetime import date
 
 import pytest
@@ -14,7 +15,7 @@ from agents.errors import AgentsError, LLMError
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.base import LLMRequest, SystemBlock
 from agents.providers.settings import LLMSettings
-from agents.providers.startup import check_model, check_provider, report_cache_prefixes
+from agents.providers.startup import Origin, check_model, check_provider, report_cache_prefixes
 from streams.metrics import Metrics
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
@@ -29,8 +30,22 @@ def llm(**over: object) -> LLMSettings:
     return LLMSettings(**{**base, **over})
 
 
+_made: list[AnthropicProvider] = []
+
+
+@pytest.fixture(autouse=True)
+async def _close_providers() -> AsyncIterator[None]:
+    """Close every SDK client in the test's own loop: one the garbage collector closes later,
+    in a closed loop, logs an asyncio ERROR into whichever test runs then."""
+    yield
+    while _made:
+        await _made.pop().aclose()
+
+
 def provider(fake: FakeAnthropic, **over: object) -> AnthropicProvider:
-    return AnthropicProvider(llm(**over), base_url=fake.base_url)
+    p = AnthropicProvider(llm(**over), base_url=fake.base_url)
+    _made.append(p)
+    return p
 
 
 @pytest.mark.parametrize(("reply", "kind", "retryable"), [
@@ -256,3 +271,52 @@ async def test_the_provider_counts_each_distinct_prefix_once(
     assert len(counted) == 2 and len(fake.message_requests()) == 4
     assert sum("will NOT cache it" in r.getMessage() for r in caplog.records) == 2
     await p.aclose()
+
+
+async def test_an_unreachable_models_api_means_no_structured_outputs(
+        fake: FakeAnthropic, caplog: pytest.LogCaptureFixture,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the Models API cannot be reached at start (nor later): the model may lack structured
+    # outputs, and output_config.format on such a model is a permanent 400 -- so none is
+    # sent (as the warning says), and the request is one every model accepts
+    fake.models["claude-haiku-4-5"].info["capabilities"]["structured_outputs"] = {
+        "supported": False}
+    p = provider(fake, model="claude-haiku-4-5")
+
+    async def unreachable() -> None:
+        raise LLMError("server_error", "Models API down", retryable=True)
+
+    monkeypatch.setattr(p, "retrieve_model", unreachable)
+    await check_model(p, p.settings)
+    assert any("without structured outputs" in r.getMessage() for r in caplog.records)
+    schema = {"type": "object", "properties": {}, "additionalProperties": False}
+    resp = await p.complete(LLMRequest(system=(SystemBlock("rules"),),
+                                       messages=({"role": "user", "content": "x"},),
+                                       max_tokens=300, output_schema=schema))
+    await p.aclose()
+    [sent] = fake.message_requests()
+    assert "format" not in (sent.body.get("output_config") or {})
+    assert resp.stop_reason == "end_turn"
+
+
+async def test_start_up_errors_name_the_setting_the_model_came_from(
+        fake: FakeAnthropic) -> None:
+    # a per-criterion override is fixed in its own entry: "set JUDGEFLOW_LLM__MODEL=..."
+    # would leave the retired model where it is
+    over = Origin(model='JUDGEFLOW_LLM__CRITERION_MODELS["ckd_stage"].model',
+                  effort='JUDGEFLOW_LLM__CRITERION_MODELS["ckd_stage"].effort')
+    p = provider(fake, model="claude-sonnet-4-5")
+    with pytest.raises(AgentsError) as err:
+        await check_model(p, p.settings, origin=over)
+    assert str(err.value) == (
+        "model 'claude-sonnet-4-5' (JUDGEFLOW_LLM__CRITERION_MODELS[\"ckd_stage\"].model) is "
+        "retired on 2026-11-30; set JUDGEFLOW_LLM__CRITERION_MODELS[\"ckd_stage\"].model to "
+        "e.g. claude-sonnet-5-5")
+    with pytest.raises(AgentsError, match=r"; set e\.g\. JUDGEFLOW_LLM__MODEL=claude-sonnet-5-5$"):
+        await check_model(p, p.settings)
+    await p.aclose()
+    haiku = provider(fake, model="claude-haiku-4-5")
+    with pytest.raises(AgentsError, match=r'^JUDGEFLOW_LLM__CRITERION_MODELS\["ckd_stage"\]'
+                       r"\.effort 'max' is not accepted by claude-haiku-4-5"):
+        await check_model(haiku, llm(model="claude-haiku-4-5", effort="max"), origin=over)
+    await haiku.aclose()

@@ -183,9 +183,11 @@ def test_a_model_the_platform_lacks_is_one_line(monkeypatch: pytest.MonkeyPatch,
 
 
 @pytest.mark.parametrize(("provider", "unset", "says"), [
-    ("bedrock", "AWS_REGION", "JUDGEFLOW_LLM__REGION or AWS_REGION"),
+    ("bedrock", "AWS_REGION", "llm.provider bedrock needs a region: set JUDGEFLOW_LLM__REGION "
+     "or AWS_REGION (or the AWS profile's region)"),
     ("vertex", "ANTHROPIC_VERTEX_PROJECT_ID", "needs a project"),
-    ("vertex", "CLOUD_ML_REGION", "JUDGEFLOW_LLM__REGION or CLOUD_ML_REGION"),
+    ("vertex", "CLOUD_ML_REGION", "llm.provider vertex needs a region: set "
+     "JUDGEFLOW_LLM__REGION or CLOUD_ML_REGION"),
 ])
 def test_missing_region_or_project_is_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path,
                                                provider: str, unset: str, says: str) -> None:
@@ -195,6 +197,7 @@ def test_missing_region_or_project_is_one_line(monkeypatch: pytest.MonkeyPatch, 
         with pytest.raises(AgentsError) as err:
             make_provider(Settings(llm=llm(provider)))
     assert says in str(err.value) and "\n" not in str(err.value)
+    assert "constructor" not in str(err.value) and "`" not in str(err.value)  # not the SDK's
 
 
 @pytest.mark.parametrize("model", ["claude-haiku-4-5", "claude-sonnet-5-5"])
@@ -375,8 +378,8 @@ def test_missing_region_on_mantle_is_one_line(monkeypatch: pytest.MonkeyPatch,
         monkeypatch.delenv("ANTHROPIC_BEDROCK_MANTLE_BASE_URL")
         with pytest.raises(AgentsError) as err:
             make_provider(Settings(llm=llm("bedrock", "claude-sonnet-5-5")))
-    assert "JUDGEFLOW_LLM__REGION or AWS_REGION" in str(err.value)
-    assert "\n" not in str(err.value)
+    assert str(err.value) == ("llm.provider bedrock needs a region: set JUDGEFLOW_LLM__REGION "
+                              "or AWS_REGION (or the AWS profile's region)")
 
 
 async def test_per_criterion_models_on_both_bedrock_endpoints(

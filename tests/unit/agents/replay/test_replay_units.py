@@ -39,7 +39,7 @@ def test_group_per_version_and_filter_set() -> None:
 
 def test_output_tokens_calibrated_from_earlier_results() -> None:
     assert output_per_call("judge", None) == (OUTPUT_TOKENS_PER_CALL["judge"],
-                                              "default constant")
+                                              "a fixed guess sized for a typical judge answer")
     s = Series()
     s.add("j1", "v1", "r1", {"output_tokens": 100, "llm_calls": 1})
     s.add("j2", "v1", "r2", {"output_tokens": 300, "llm_calls": 3})  # a repair: 3 calls
