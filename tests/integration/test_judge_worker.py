@@ -133,12 +133,21 @@ async def test_sigkill_mid_batch_then_restart_leaves_one_result_per_job(
     jobs = [disagreement(job_id=f"job-kill-{i:02d}") for i in range(24)]
     await produce(bootstrap, settings.topics.judge_jobs, [record(j) for j in jobs])
     topic = settings.topics.judge_results
-    with FakeAnthropic(latency=0.25,
-                       responder=lambda body: Reply.message(text=json.dumps(GOOD))) as fake:
+    # the first worker gets 8 answers, then none before its kill: the kill lands mid-batch
+    # however slow the machine (at 0.25 s each, a loaded CI once had all 24 out before it)
+    first_calls = {"n": 0, "holding": True}
+
+    def respond(body: dict[str, object]) -> Reply:
+        first_calls["n"] += 1
+        hold = first_calls["holding"] and first_calls["n"] > 8
+        return Reply.message(text=json.dumps(GOOD), delay=30.0 if hold else 0.0)
+
+    with FakeAnthropic(latency=0.25, responder=respond) as fake:
         env = {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": "test"}
         with worker("judge", settings, tmp_path, tag="-1", extra_env=env) as first:
             before = await collect(bootstrap, topic, until=6, timeout=60, quiet=0)
             first.kill()
+        first_calls["holding"] = False
         published = {r["job_id"] for r in values(await collect(bootstrap, topic, timeout=3))}
         assert 6 <= len(published) < len(jobs), first.log_text()
         paid_before = len(fake.message_requests())
