@@ -18,9 +18,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        description="Print every setting as the JUDGEFLOW_* variable that sets "
                        "it, with its effective value (defaults, then the environment). A "
                        "setting with no value (optional ones such as "
-                       "JUDGEFLOW_LLM__EFFORT or JUDGEFLOW_KAFKA__SASL_USERNAME, or an empty "
-                       "map such as JUDGEFLOW_LLM__CRITERION_MODELS) shows as <unset>, so "
-                       "every setting can be found here. Secrets (ANTHROPIC_API_KEY, "
+                       "JUDGEFLOW_LLM__EFFORT or JUDGEFLOW_KAFKA__SASL_USERNAME) shows as "
+                       "<unset>, so every setting can be found here; a map such as "
+                       "JUDGEFLOW_LLM__CRITERION_MODELS prints as its JSON value ({} when "
+                       "empty). Secrets (ANTHROPIC_API_KEY, "
                        "JUDGEFLOW_KAFKA__SASL_PASSWORD, JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD) "
                        "are never printed: a set one shows as <set, hidden>, an unset one as "
                        "<unset>. Each setting is described in docs/configuration.md.")
@@ -32,7 +33,7 @@ def shown(settings: Settings) -> dict[str, str]:
     lines = settings_env(settings)
     names, _ = setting_env_names()
     for name in names:
-        # a map's entries print as NAME__KEY...; the map itself is unset only without any
+        # a nested group's entries print as NAME__KEY...: the group itself is not unset
         if name not in lines and not any(n.startswith(name + "__") for n in lines):
             lines[name] = UNSET
     return lines

@@ -14,6 +14,7 @@ from pydantic import Field, field_validator, model_validator
 
 from schemas.base import BoundedId, Frozen, SafeId
 from schemas.chart_review import CellKeyed, check_json_value
+from schemas.reviewer_labels import AGENT_ERROR
 
 SCHEMA_VERSION = 1
 
@@ -25,8 +26,8 @@ Classification = Literal["agent_a_error", "agent_b_error", "guideline_gap", "tru
                          "n_a", "agent_error"]
 CLASSIFICATIONS: tuple[str, ...] = (
     "agent_a_error", "agent_b_error", "guideline_gap", "true_ambiguity", "n_a")
-#: The positional tokens, then the one that names its agent in ``error_agent``.
-AGENT_ERROR = "agent_error"
+#: The positional tokens, then the one that names its agent in ``error_agent`` (AGENT_ERROR,
+#: defined with the labels in schemas.reviewer_labels).
 #: Which agent(s) the reviewer found right; same tokens as the judge's agent_correctness
 #: (``agent_a`` is the job's first agent: see ``JudgeResult.agents`` for the ids).
 Correctness = Literal["agent_a", "agent_b", "neither", "both", "n_a"]

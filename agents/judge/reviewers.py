@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from schemas.chart_review import JudgeAnalysis
-from schemas.reviewer_labels import AGENT_LABELS
+from schemas.reviewer_labels import blamed
 
 _NAMED = {"agent_a": slice(0, 1), "agent_b": slice(1, 2), "both": slice(0, 2),
           "neither": slice(0, 0)}
@@ -30,8 +30,4 @@ def correct_agents(analysis: JudgeAnalysis, agents: Sequence[str], normalized: S
 
 def error_agent(analysis: JudgeAnalysis, agents: Sequence[str]) -> str | None:
     """The agent ``classification_hint`` blames (``agent_b_error`` -> ``agents[1]``)."""
-    hint = analysis.classification_hint
-    if not hint.endswith("_error"):
-        return None
-    index = AGENT_LABELS.get(hint.removesuffix("_error"))
-    return agents[index] if index is not None and index < len(agents) else None
+    return blamed(analysis.classification_hint, None, agents)

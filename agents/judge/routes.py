@@ -11,6 +11,7 @@ results form their own series (and ``compare`` shows them side by side).
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -90,11 +91,15 @@ def origin(settings: Settings, routes: dict[str, Route], provider: Provider) -> 
 
 
 async def check_routes(settings: Settings, routes: dict[str, Route],
-                       metrics: Metrics | None) -> list[Route]:
+                       metrics: Metrics | None,
+                       stack: contextlib.AsyncExitStack) -> list[Route]:
     """The worker's start-up checks (credentials, the Models API: unknown or retired model,
     effort) for each distinct per-criterion provider, errors naming the override they came
-    from. The judge worker and a replay both start routes here. Returns the distinct routes."""
+    from; every provider is closed with ``stack``, also those left unchecked when one check
+    fails. The judge worker and a replay both start routes here. Returns the distinct routes."""
     distinct = list({id(r.provider): r for r in routes.values()}.values())
+    for route in distinct:
+        stack.push_async_callback(route.provider.aclose)  # type: ignore[attr-defined]
     for route in distinct:
         require_credentials(route.provider)
         await check_provider(route.provider, route.settings.llm, metrics,

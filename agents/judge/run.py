@@ -112,7 +112,7 @@ async def serve(settings: Settings, provider: Provider | None = None,
         # llm.criterion_models: criteria judged by another model (checked: one-line errors)
         routes = {} if is_offline(provider) else build_routes(
             settings, skill, lambda s: make_provider(s))
-        await check_routes(settings, routes, metrics)
+        await check_routes(settings, routes, metrics, stack)  # closed with the stack
         judge = Judge(settings, skill, ChartStore(settings.charts_dir), provider, metrics,
                       min_cache_tokens=min_cache, gates=gates, routes=routes,
                       journal=journal)
@@ -132,12 +132,8 @@ async def serve(settings: Settings, provider: Provider | None = None,
                      judge._versions[field_id])
         # Gated criteria get their gate cell's answer from the cell outcomes (when decided):
         # the follower catches up with the topics before the first job is judged.
-        try:
-            async with following(settings, gates):
-                await serve_until(worker, stop, provider)
-        finally:
-            for route in {id(r.provider): r for r in routes.values()}.values():
-                await route.provider.aclose()  # type: ignore[attr-defined]
+        async with following(settings, gates):
+            await serve_until(worker, stop, provider)
 
 
 def run_worker(settings: Settings) -> int:

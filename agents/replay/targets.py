@@ -15,7 +15,7 @@ from agents.errors import AgentsError
 from agents.judge.gates import GateAnswers
 from agents.judge.gates_feed import following
 from agents.judge.judge import Judge
-from agents.judge.routes import Route, build_routes, check_routes
+from agents.judge.routes import Route, build_routes, check_overrides, check_routes
 from agents.judge.run import decode_job, make_handler
 from agents.providers.factory import is_offline, make_provider, model_entry
 from agents.replay.batch import PresetProvider
@@ -62,10 +62,7 @@ async def start_routes(settings: Settings, routes: dict[str, Route], metrics: Me
     """The worker's start-up checks for every per-criterion provider (credentials, the
     Models API: unknown or retired model, effort), each closed when the replay ends; with
     ``batch`` each model must also support the Message Batches API."""
-    for route in {id(r.provider): r for r in routes.values()}.values():
-        # all closed, also those not checked when one check fails
-        stack.push_async_callback(route.provider.aclose)  # type: ignore[attr-defined]
-    for route in await check_routes(settings, routes, metrics):
+    for route in await check_routes(settings, routes, metrics, stack):
         p = route.provider
         facts = getattr(p, "facts", None)
         if batch and facts is not None and not facts.batch:
@@ -87,6 +84,7 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     make: Callable[[Settings], Any] = (
         (lambda s: PresetProvider(make_provider(s), provider.presets)) if batch
         else make_provider)
+    check_overrides(settings, skill)  # as the worker: a typo is an error on every provider
     routes = {} if is_offline(provider) else build_routes(settings, skill, make)
     await start_routes(settings, routes, metrics, stack, batch=batch)
     gates = None
