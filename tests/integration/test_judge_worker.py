@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -161,6 +162,12 @@ async def test_sigkill_mid_batch_then_restart_leaves_one_result_per_job(
     assert len({r["result_id"] for r in results}) == len(jobs)
     # every redelivered job with a published result was skipped, not paid for again
     assert log.count("already judged") == len(published)
-    assert paid_after == len(jobs) - len(published)
+    # answers the first worker paid for but had not published are reused from the journal
+    # (how many depends on where the kill fell; an entry may also be of a job published just
+    # before its tombstone): no published job is paid again, no journaled one either
+    found = re.search(r"llm journal: (\d+) input\(s\) with paid answers not yet published", log)
+    kept = int(found.group(1)) if found else 0
+    unpublished = len(jobs) - len(published)
+    assert unpublished - kept <= paid_after <= unpublished, log
     assert before
     assert PATIENT in {r["patient_id"] for r in results}
