@@ -103,11 +103,12 @@ class Platform(BaseModel):
                               "docs/configuration.md)")
         return entry
 
-    def endpoint_of(self, entry: PlatformModel) -> Endpoint:
-        return self.endpoints[entry.endpoint or next(iter(self.endpoints))]
-
     def endpoint_key(self, entry: PlatformModel) -> str:
+        """The endpoint serving ``entry``: its own, else the platform's first."""
         return entry.endpoint or next(iter(self.endpoints))
+
+    def endpoint_of(self, entry: PlatformModel) -> Endpoint:
+        return self.endpoints[self.endpoint_key(entry)]
 
     def catalogue_id(self, platform_id: str, endpoint: str | None = None) -> str | None:
         """The catalogue model a platform model id stands for on ``endpoint`` (any endpoint
