@@ -18,7 +18,7 @@ import orjson
 from schemas.chart_review import AgentAnswer, JobKind, OutcomeKind, cell_key
 from schemas.ids import derive_id
 from schemas.skill import AnswerSchema
-from streams.detect.normalize import Invalid, canonicalize, format_signature, to_json_value
+from streams.detect.normalize import Invalid, canonicalize, format_signature, json_form
 
 
 @dataclass(slots=True)  # not frozen: built per answer per decision (never mutated)
@@ -27,8 +27,11 @@ class Normalized:
     canonical: Any
     signature: str
     low_confidence: bool
-    #: ``to_json_value(canonical)`` as compact JSON (computed once: compared and hashed).
+    #: ``json_form(canonical)`` as compact JSON (computed once: compared and hashed).
     canonical_json: str = ""
+    #: ``json_form(canonical)``, the value the records carry. Shared by every answer of the
+    #: same normal form (cached below): never mutated.
+    json_value: Any = None
 
     def fingerprint(self) -> str:
         """What the decision depends on for this agent (not event or run ids): the JSON of
@@ -55,8 +58,8 @@ class Decision:
         canonical value as JSON; None when they do not (or it is outside the schema)."""
         if self.job_kind not in (None, "type_drift") or not self.answers:
             return None
-        canon = self.answers[0].canonical
-        return None if isinstance(canon, Invalid) else to_json_value(canon)
+        first = self.answers[0]
+        return None if isinstance(first.canonical, Invalid) else first.json_value
 
     @property
     def job_id(self) -> str | None:
@@ -70,17 +73,18 @@ def is_low_confidence(answer: AgentAnswer, threshold: float) -> bool:
     return conf < threshold
 
 
-#: (canonical, signature, canonical JSON) of scalar raw answers and short lists of strings
-#: per schema: answers come from small vocabularies (true, "yes", "no_info"...), and every
-#: part is immutable (a list's canonical value is a tuple). Each
-#: entry holds its schema, so the schema's id in the key cannot be reused while cached.
-_SCALARS: dict[tuple[int, Any], tuple[AnswerSchema, tuple[Any, str, str]]] = {}
+#: (canonical, signature, canonical JSON, JSON value) of scalar raw answers and short lists
+#: of strings per schema: answers come from small vocabularies (true, "yes", "no_info"...).
+#: Every part is immutable but a list's JSON value, which records share and never mutate.
+#: Each entry holds its schema, so the schema's id in the key cannot be reused while cached.
+_SCALARS: dict[tuple[int, Any], tuple[AnswerSchema, tuple[Any, str, str, Any]]] = {}
 _SCALARS_MAX = 4096
 
 
-def _normal_form(raw: Any, schema: AnswerSchema) -> tuple[Any, str, str]:
+def _normal_form(raw: Any, schema: AnswerSchema) -> tuple[Any, str, str, Any]:
     canonical = canonicalize(raw, schema)
-    return canonical, format_signature(raw), orjson.dumps(to_json_value(canonical)).decode()
+    value = json_form(canonical)
+    return canonical, format_signature(raw), orjson.dumps(value).decode(), value
 
 
 _SCALAR_TYPES = frozenset((type(None), bool, str, int))
@@ -118,9 +122,9 @@ def normalize_answer(answer: AgentAnswer, schema: AnswerSchema, threshold: float
             _SCALARS[key] = (schema, form)
     else:
         form = _normal_form(raw, schema)
-    canonical, signature, canonical_json = form
+    canonical, signature, canonical_json, value = form
     return Normalized(answer, canonical, signature, is_low_confidence(answer, threshold),
-                      canonical_json)
+                      canonical_json, value)
 
 
 #: The part of a decision that depends only on each agent's normal form (agent, canonical

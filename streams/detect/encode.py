@@ -13,7 +13,6 @@ from typing import Any
 from schemas.ids import derive_id
 from streams.detect.decide import Decision
 from streams.detect.fastpath import iso_json
-from streams.detect.normalize import to_json_value
 
 Source = tuple[str, int, int]
 
@@ -35,7 +34,7 @@ def job_record(d: Decision, job_id: str, source: Source, now: float) -> dict[str
         "job_id": job_id, "kind": d.job_kind, "task_id": task_id, "patient_id": patient_id,
         "field_id": field_id,
         "answers": [n.answer.model_dump(mode="json") for n in d.answers],
-        "normalized": [_plain(to_json_value(n.canonical)) for n in d.answers],
+        "normalized": [n.json_value for n in d.answers],
         "reasons": list(d.reasons), "detected_at": stamp(now),
         "source": {"topic": source[0], "partition": source[1], "offset": source[2]},
         "missing_agents": list(d.missing_agents), "kinds_applicable": list(d.kinds_applicable),
@@ -51,12 +50,6 @@ def outcome_record(d: Decision, job_id: str | None, now: float,
         "agents": [n.answer.agent_id for n in d.answers],
         "missing_agents": list(d.missing_agents), "job_id": job_id, "job_kind": d.job_kind,
         "reasons": list(d.reasons), "decided_at": stamp(now),
-        "settled_by_timeout": by_timeout, "agreed_answer": _plain(d.agreed_answer),
+        "settled_by_timeout": by_timeout, "agreed_answer": d.agreed_answer,
     }
 
-
-def _plain(value: Any) -> Any:
-    """JSON mode turns tuples into lists at any depth."""
-    if isinstance(value, tuple | list):
-        return [_plain(v) for v in value]
-    return value

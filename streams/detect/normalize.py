@@ -186,6 +186,18 @@ def to_json_value(canon: Any) -> Any:
     return canon
 
 
+def json_form(canon: Any) -> Any:
+    """A canonical value as the records carry it: :func:`to_json_value`, with tuples as lists
+    at any depth (what pydantic's JSON mode writes)."""
+    return _lists(to_json_value(canon))
+
+
+def _lists(value: Any) -> Any:
+    if isinstance(value, tuple | list):
+        return [_lists(v) for v in value]
+    return value
+
+
 def _short(raw: Any) -> str:
     text = raw if isinstance(raw, str) else orjson.dumps(raw, default=str).decode()
     return text[:200]

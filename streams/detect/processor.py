@@ -21,6 +21,9 @@ from streams.detect.decide import Decision, decide
 from streams.detect.encode import job_record, outcome_record
 from streams.detect.fastpath import PlainAnswer, fast_answer, within_limits
 from streams.detect.state import (
+    DUPLICATE,
+    REDELIVERED,
+    UNCHANGED,
     CellState,
     DetectConfig,
     StepNote,
@@ -117,13 +120,13 @@ class DetectProcessor:
                   now: float) -> Step:
         # PlainAnswer carries every attribute of AgentAnswer that the state machine reads.
         applied = apply_answer(state, cast(AgentAnswer, answer), source, now, self.cfg)
-        if applied.note is StepNote.REDELIVERED:
+        note = applied.note
+        if note is REDELIVERED:
             outputs = applied.state.outputs_for(source) or ()
-            return Step(applied.state, self._emits(outputs), StepNote.REDELIVERED, changed=False)
+            return Step(applied.state, self._emits(outputs), REDELIVERED, changed=False)
         if not applied.decide:
-            return Step(applied.state, (), applied.note,
-                        changed=applied.note is not StepNote.DUPLICATE)
-        return self._decide(applied.state, source, now, by_timeout=False, note=applied.note,
+            return Step(applied.state, (), note, changed=note is not DUPLICATE)
+        return self._decide(applied.state, source, now, by_timeout=False, note=note,
                             fresh=answer)
 
     def on_tick(self, state: CellState | None, source: Source, now: float, *,
@@ -155,7 +158,7 @@ class DetectProcessor:
         decision = decide(cast(list[AgentAnswer], answers), criterion.answer_schema,
                           self.cfg.agents_for(first.task_id), self.cfg.low_confidence_threshold)
         if decision.inputs_id == state.last_inputs_id:
-            return Step(state, (), StepNote.UNCHANGED)
+            return Step(state, (), UNCHANGED)
         outputs = self._outputs(decision, source, now, by_timeout)
         new_state = record_decision(state, decision.inputs_id, source, outputs, now)
         return Step(new_state, self._emits(outputs), note)

@@ -2,8 +2,9 @@
 JSON floor measured in the same run.
 
 For a figure the machine's load does not move, count instructions instead (callgrind):
-``python -m tools.bench.detect_core ours|none [EVENTS]`` runs the same set-up and then one
-pass of the loop (``ours``), of the floor (``floor``) or nothing (``none``); the loop's
+``python -m tools.bench.detect_core ours|floor|bare|none [EVENTS]`` runs the same set-up and
+then one pass of the loop (``ours``), of the JSON floor (``floor``), of the bare Python
+detector (``bare``, tools/bench/detect_bare.py) or nothing (``none``); the loop's
 instructions per event are ``(ours - none) / EVENTS``::
 
     PYTHONHASHSEED=0 valgrind --tool=callgrind --callgrind-out-file=/dev/null \
@@ -53,9 +54,12 @@ def _timed(fn: Callable[[], object], rounds: int) -> float:
     return best
 
 
-def core_loops(settings: Settings, events: int
-               ) -> tuple[int, Callable[[], None], Callable[[], None]]:
-    """The stream's size, the floor and our loop over it (set up, not run)."""
+Loops = tuple[int, Callable[[], None], Callable[[], None], Callable[[], None]]
+
+
+def core_loops(settings: Settings, events: int) -> Loops:
+    """The stream's size, the floor, the bare Python detector and our loop over it (set up,
+    not run)."""
     import orjson
 
     from schemas.skill import load_skill
@@ -64,6 +68,7 @@ def core_loops(settings: Settings, events: int
     from streams.detect.processor import DetectProcessor
     from streams.detect.state import DetectConfig
     from streams.detect.store import CellStore
+    from tools.bench.detect_bare import bare_loop
 
     s = settings
     cfg = DetectConfig(s.expected_agents, s.settle_seconds, s.retention_seconds,
@@ -87,39 +92,44 @@ def core_loops(settings: Settings, events: int
             assert all(emit.value for emit, _ in batch.emits)
         store.rebuild_index()  # the timer's rescan: nothing to decode for cells it wrote
 
-    return n, floor, ours
+    return n, floor, bare_loop(values), ours
 
 
 def core_run(settings: Settings, events: int, rounds: int = 3) -> float:
     """Our code alone, no Kafka, as the Faust edge runs it: batches of BATCH_MAX events,
     validate, decide, encode the outputs, one changelog record per changed cell per batch
     through the cell store. Baseline, same events and run: decoding each record and
-    encoding it again (the floor of any JSON-in, JSON-out processor). µs per event."""
-    n, floor, ours = core_loops(settings, events)
+    encoding it again (the floor of any JSON-in, JSON-out processor); and the least a Python
+    detector does with none of our guarantees (tools/bench/detect_bare.py). µs per event."""
+    n, floor, bare, ours = core_loops(settings, events)
     # What start-up built is out of the collector's reach in the worker (gc.freeze() in
     # streams/detect/run.py): the same here, so full collections scan what the loop made.
     gc.collect()
     gc.freeze()
     base_us = _timed(floor, rounds) / n * 1e6
+    bare_us = _timed(bare, rounds) / n * 1e6
     us = _timed(ours, rounds) / n * 1e6
     print(f"  JSON floor (decode + encode each record): {base_us:.1f} µs per event", flush=True)
+    print(f"  bare Python detector (no guarantees, tools/bench/detect_bare.py): {bare_us:.1f} "
+          f"µs per event, {bare_us / base_us:.1f}x the floor", flush=True)
     print(f"  our code alone (no Kafka): {us:.1f} µs per event, {1e6 / us:,.0f} events/s on "
-          f"one core, {us / base_us:.1f}x the floor "
+          f"one core, {us / base_us:.1f}x the floor, {us / bare_us:.1f}x the bare detector "
           f"{goal('<= 20 µs', round(us, 1) <= 20)} (best of {rounds}, {n} events; "
           f"load {os.getloadavg()[0]:.1f})", flush=True)
     return us
 
 
 def main(argv: list[str]) -> int:
-    """One pass of ``ours`` or ``floor`` after the set-up, or the set-up alone (``none``)."""
+    """One pass of ``ours``, ``floor`` or ``bare`` after the set-up, or the set-up alone
+    (``none``)."""
     what, events = argv[0], int(argv[1]) if len(argv) > 1 else 6000
-    if what not in ("ours", "floor", "none"):
-        print("usage: python -m tools.bench.detect_core ours|floor|none [EVENTS]")
-        return 2
     s = Settings()
-    _, floor, ours = core_loops(s.model_copy(update={"settle_seconds": 3600.0}), events)
-    if what != "none":
-        (ours if what == "ours" else floor)()
+    _, floor, bare, ours = core_loops(s.model_copy(update={"settle_seconds": 3600.0}), events)
+    loops = {"ours": ours, "floor": floor, "bare": bare, "none": lambda: None}
+    if what not in loops:
+        print("usage: python -m tools.bench.detect_core ours|floor|bare|none [EVENTS]")
+        return 2
+    loops[what]()
     return 0
 
 

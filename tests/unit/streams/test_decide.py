@@ -86,4 +86,5 @@ def test_remembered_scalar_forms_keep_types_and_spellings_apart(raws: tuple[Any,
     for _ in range(2):  # the second round is served from the cache
         for raw in raws:
             n = normalize_answer(ans("default", raw), schema, 0.5)
-            assert (n.canonical, n.signature, n.canonical_json) == _normal_form(raw, schema)
+            assert (n.canonical, n.signature, n.canonical_json, n.json_value) == _normal_form(
+                raw, schema)
