@@ -29,8 +29,8 @@ class Normalized:
     low_confidence: bool
     #: ``json_form(canonical)`` as compact JSON (computed once: compared and hashed).
     canonical_json: str = ""
-    #: ``json_form(canonical)``, the value the records carry. Shared by every answer of the
-    #: same normal form (cached below): never mutated.
+    #: ``json_form(canonical)``, the value the records carry (a scalar shared through the
+    #: cache below; a list or dict is this answer's own).
     json_value: Any = None
 
     def fingerprint(self) -> str:
@@ -59,7 +59,10 @@ class Decision:
         if self.job_kind not in (None, "type_drift") or not self.answers:
             return None
         first = self.answers[0]
-        return None if isinstance(first.canonical, Invalid) else first.json_value
+        if isinstance(first.canonical, Invalid):
+            return None
+        value = first.json_value  # the job's "normalized" holds it too: a list gets a copy
+        return json_form(first.canonical) if type(value) is list else value
 
     @property
     def job_id(self) -> str | None:
@@ -75,7 +78,8 @@ def is_low_confidence(answer: AgentAnswer, threshold: float) -> bool:
 
 #: (canonical, signature, canonical JSON, JSON value) of scalar raw answers and short lists
 #: of strings per schema: answers come from small vocabularies (true, "yes", "no_info"...).
-#: Every part is immutable but a list's JSON value, which records share and never mutate.
+#: Every part is immutable but the JSON value of a list or an invalid answer, which each
+#: answer gets a fresh copy of (records must not share a mutable value).
 #: Each entry holds its schema, so the schema's id in the key cannot be reused while cached.
 _SCALARS: dict[tuple[int, Any], tuple[AnswerSchema, tuple[Any, str, str, Any]]] = {}
 _SCALARS_MAX = 4096
@@ -123,6 +127,8 @@ def normalize_answer(answer: AgentAnswer, schema: AnswerSchema, threshold: float
     else:
         form = _normal_form(raw, schema)
     canonical, signature, canonical_json, value = form
+    if type(value) is list or type(value) is dict:  # the cached one stays unshared
+        value = json_form(canonical)
     return Normalized(answer, canonical, signature, is_low_confidence(answer, threshold),
                       canonical_json, value)
 

@@ -128,10 +128,11 @@ _EVIDENCE_ORDERS = frozenset(order for n in range(4) for subset in combinations(
 #: when full.
 _NOTES_OK: set[str] = set()
 _NOTES_MAX = 4096
-#: Key orders of records already checked, and whether they were acceptable: the records of
-#: one producer share one order, and a tuple lookup costs a third of the two set
-#: comparisons. Bounded: once full, new orders are checked every time.
-_KEY_ORDERS: dict[tuple[str, ...], bool] = {}
+#: Key orders of records already accepted: the records of one producer share one order, and
+#: a tuple lookup costs a third of the two set comparisons. Only accepted orders are kept
+#: (their keys are our field names, so an entry is small); bounded, cleared when full, as
+#: every cache of the detect core.
+_KEY_ORDERS: set[tuple[str, ...]] = set()
 _KEY_ORDERS_MAX = 256
 
 
@@ -177,13 +178,12 @@ def fast_answer(data: dict[str, Any]) -> PlainAnswer | None:
     if not ENABLED or len(data) > len(_FIELDS):
         return None
     order = tuple(data)
-    known = _KEY_ORDERS.get(order)
-    if known is None:
-        known = _REQUIRED_SET <= data.keys() <= _FIELD_SET
-        if len(_KEY_ORDERS) < _KEY_ORDERS_MAX:
-            _KEY_ORDERS[order] = known
-    if not known:
-        return None
+    if order not in _KEY_ORDERS:
+        if not _REQUIRED_SET <= data.keys() <= _FIELD_SET:
+            return None
+        if len(_KEY_ORDERS) >= _KEY_ORDERS_MAX:
+            _KEY_ORDERS.clear()
+        _KEY_ORDERS.add(order)
     task, patient, field, agent = (data["task_id"], data["patient_id"], data["field_id"],
                                    data["agent_id"])
     try:  # join refuses anything but strings

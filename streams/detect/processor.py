@@ -22,7 +22,11 @@ from streams.detect.encode import job_record, outcome_record
 from streams.detect.fastpath import PlainAnswer, fast_answer, within_limits
 from streams.detect.state import (
     DUPLICATE,
+    PURGED,
     REDELIVERED,
+    SETTLED,
+    TICK_EARLY,
+    TICK_UNKNOWN,
     UNCHANGED,
     CellState,
     DetectConfig,
@@ -134,15 +138,15 @@ class DetectProcessor:
         """``settle_ready``: the input partition's backlog has been read (SettleGate); until
         then a due settle waits (the tick decides nothing), purges and re-sends do not."""
         if state is None:
-            return Step(None, (), StepNote.TICK_UNKNOWN, changed=False)
+            return Step(None, (), TICK_UNKNOWN, changed=False)
         outputs = state.outputs_for(source)
         if outputs is not None:
-            return Step(state, self._emits(outputs), StepNote.REDELIVERED, changed=False)
+            return Step(state, self._emits(outputs), REDELIVERED, changed=False)
         if purge_due(state, now, self.cfg):
-            return Step(None, (), StepNote.PURGED)
+            return Step(None, (), PURGED)
         if settle_ready and settle_due(state, now, self.cfg):
-            return self._decide(state, source, now, by_timeout=True, note=StepNote.SETTLED)
-        return Step(state, (), StepNote.TICK_EARLY, changed=False)
+            return self._decide(state, source, now, by_timeout=True, note=SETTLED)
+        return Step(state, (), TICK_EARLY, changed=False)
 
     def _decide(self, state: CellState, source: Source, now: float, *, by_timeout: bool,
                 note: StepNote, fresh: PlainAnswer | None = None) -> Step:

@@ -22,7 +22,7 @@ from schemas.errors import describe_record
 from schemas.skill import Skill
 from schemas.ids import derive_id
 from streams.detect.decide import Decision, decide
-from streams.detect.normalize import to_json_value
+from streams.detect.normalize import Invalid, to_json_value
 from streams.detect.state import DetectConfig
 from streams.errors import BadRecord
 
@@ -272,7 +272,7 @@ class DetectProcessor:
             outcome_id=derive_id("outcome", d.inputs_id), outcome=d.outcome, **ids,
             agents=tuple(n.answer.agent_id for n in d.answers), missing_agents=d.missing_agents,
             job_id=job_id, job_kind=d.job_kind, reasons=d.reasons, decided_at=_iso(now),
-            settled_by_timeout=by_timeout, agreed_answer=d.agreed_answer,
+            settled_by_timeout=by_timeout, agreed_answer=_agreed(d),
         )
         out.append({"kind": "outcome", "record": outcome.model_dump(mode="json")})
         return tuple(out)
@@ -285,3 +285,12 @@ class DetectProcessor:
             key = cell_key(rec["task_id"], rec["patient_id"], rec["field_id"]).encode()
             emits.append(Emit(item["kind"], key, orjson.dumps(rec)))
         return tuple(emits)
+
+
+def _agreed(d: Decision) -> Any:
+    """The agreed answer as ``Decision.agreed_answer`` computed it before the hot path cached
+    normal forms (2026-12-01: the live one now reads the cached JSON value)."""
+    if d.job_kind not in (None, "type_drift") or not d.answers:
+        return None
+    canon = d.answers[0].canonical
+    return None if isinstance(canon, Invalid) else to_json_value(canon)

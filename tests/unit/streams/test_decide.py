@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 from typing import Any
 
 import pytest
@@ -88,3 +89,21 @@ def test_remembered_scalar_forms_keep_types_and_spellings_apart(raws: tuple[Any,
             n = normalize_answer(ans("default", raw), schema, 0.5)
             assert (n.canonical, n.signature, n.canonical_json, n.json_value) == _normal_form(
                 raw, schema)
+
+
+@pytest.mark.parametrize("raw", [["x", "y"], "not a number"])
+def test_a_decision_s_list_or_invalid_value_is_its_own(raw: Any) -> None:
+    """Normal forms are cached per raw answer; the JSON values the records carry must not be
+    shared between decisions (a record changed in place would change later ones)."""
+    schema = AnswerSchema(type="list") if isinstance(raw, list) else AnswerSchema(type="number")
+    first = decide([ans("default", raw), ans("skeptical", raw)], schema, AGENTS, 0.5)
+    value = first.answers[0].json_value
+    want = copy.deepcopy(value)
+    if isinstance(value, list):
+        value.append("POISON")
+        first.agreed_answer.append("POISON")
+    else:
+        value["invalid"] = "POISON"
+    second = decide([ans("default", raw), ans("skeptical", raw)], schema, AGENTS, 0.5)
+    assert [n.json_value for n in second.answers] == [want, want]
+    assert second.agreed_answer == (want if isinstance(raw, list) else None)
