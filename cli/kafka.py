@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import shlex
 
 import yaml
 
@@ -28,15 +29,31 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     c.add_argument("--role", choices=ROLES, action="append",
                    help="role(s) to check (repeatable; default: all)")
     c.set_defaults(func=run_check)
-    a = ksub.add_parser("acls", help="the ACLs each role needs (or as Strimzi KafkaUsers)",
-                        description="Print the ACLs judgeflow's roles need, one per line, or "
-                        "with --strimzi as Strimzi KafkaUser resources (authorization: simple).")
+    a = ksub.add_parser("acls", help="the ACLs each role needs (a table, Strimzi KafkaUsers "
+                        "or kafka-acls.sh commands)",
+                        description="Print the ACLs judgeflow's roles need: one per line "
+                        "(--format table), as Strimzi KafkaUser resources (--format strimzi, "
+                        "authorization: simple) or as kafka-acls.sh command lines that add "
+                        "them (--format kafka-acls: Apache Kafka, Confluent Platform, Amazon "
+                        "MSK with SCRAM or mutual TLS). All three come from the same list.")
     a.add_argument("--role", choices=ROLES, action="append", help="default: all roles")
-    a.add_argument("--strimzi", action="store_true", help="KafkaUser YAML documents")
+    a.add_argument("--format", choices=FORMATS, default="table", help="default: table")
+    a.add_argument("--strimzi", action="store_const", const="strimzi", dest="format",
+                   help="the same as --format strimzi")
+    a.add_argument("--principal", default="User:" + user_name("{role}"),
+                   help="kafka-acls: each role's principal, {role} replaced (default "
+                   "User:judgeflow-{role}, the SCRAM user name; mutual TLS: the certificate's "
+                   "subject, e.g. 'User:CN=judgeflow-{role}')")
+    a.add_argument("--command-config", default="admin.properties", metavar="FILE",
+                   help="kafka-acls: the admin client's properties file the commands name "
+                   "(default admin.properties)")
     a.add_argument("--cluster", default="kafka", help="strimzi.io/cluster label (default kafka)")
     a.add_argument("--authentication", choices=("scram-sha-512", "tls"),
                    default="scram-sha-512", help="KafkaUser authentication type")
     a.set_defaults(func=run_acls)
+
+
+FORMATS = ("table", "strimzi", "kafka-acls")
 
 
 def run_check(args: argparse.Namespace, settings: Settings) -> int:
@@ -65,11 +82,37 @@ def kafka_users(settings: Settings, roles: list[str], cluster: str,
             for role in roles]
 
 
+def kafka_acls_commands(settings: Settings, roles: list[str], principal: str,
+                        command_config: str) -> list[str]:
+    """``kafka-acls.sh --add`` command lines, one per role and resource (its operations
+    repeated), with exactly the ACLs of :func:`role_acls`."""
+    if "{role}" not in principal:
+        raise CommandError(f"--principal {principal!r} must contain {{role}} (each role is "
+                           "its own principal)", ExitCode.USAGE)
+    lines = []
+    for role in roles:
+        by_resource: dict[tuple[str, str], list[str]] = {}
+        for a in role_acls(role, settings):
+            by_resource.setdefault((a.resource, a.name), []).append(a.operation)
+        for (kind, name), ops in by_resource.items():
+            words = ["kafka-acls.sh", "--bootstrap-server", settings.kafka.bootstrap_servers,
+                     "--command-config", command_config, "--add", "--allow-principal",
+                     principal.replace("{role}", role), "--allow-host", "*",
+                     *[w for op in ops for w in ("--operation", op)],
+                     f"--{kind}", name, "--resource-pattern-type", "literal"]
+            lines.append(shlex.join(words))
+    return lines
+
+
 def run_acls(args: argparse.Namespace, settings: Settings) -> int:
     roles = args.role or list(ROLES)
-    if args.strimzi:
+    if args.format == "strimzi":
         docs = kafka_users(settings, roles, args.cluster, args.authentication)
         print(yaml.safe_dump_all(docs, sort_keys=False), end="")
+        return ExitCode.OK
+    if args.format == "kafka-acls":
+        for line in kafka_acls_commands(settings, roles, args.principal, args.command_config):
+            print(line)
         return ExitCode.OK
     for role in roles:
         for a in role_acls(role, settings):

@@ -44,3 +44,47 @@ def test_broker_prints_the_settings_to_use() -> None:
     hint = "\n".join(embedded_hint("127.0.0.1:5555"))
     assert "export JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS=127.0.0.1:5555" in hint
     assert "JUDGEFLOW_KAFKA__BROKER=embedded" in hint and "IDLE_FETCH_BACKOFF_MS" in hint
+
+
+def parsed_kafka_acls(lines: list[str]) -> set[tuple[str, str, str, str]]:
+    """(principal, resource, name, operation) for each ACL the command lines add."""
+    import shlex
+
+    added = set()
+    for line in lines:
+        words = shlex.split(line)
+        assert words[0] == "kafka-acls.sh" and "--add" in words, line
+        flags: dict[str, list[str]] = {}
+        rest = [w for w in words[1:] if w != "--add"]
+        for flag, value in zip(rest[::2], rest[1::2], strict=True):
+            flags.setdefault(flag, []).append(value)
+        (kind,) = [f[2:] for f in flags if f in ("--topic", "--group")]
+        assert flags["--resource-pattern-type"] == ["literal"] and flags["--allow-host"] == ["*"]
+        (principal,) = flags["--allow-principal"]
+        (name,) = flags[f"--{kind}"]
+        added |= {(principal, kind, name, op) for op in flags["--operation"]}
+    return added
+
+
+def test_kafka_acls_commands_add_exactly_the_acl_list(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kafka", "acls", "--format", "kafka-acls"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    want = {(f"User:judgeflow-{role}", a.resource, a.name, a.operation)
+            for role in ROLES for a in role_acls(role, Settings())}
+    assert parsed_kafka_acls(lines) == want
+    # one command per role and resource, none repeated
+    assert len(lines) == len(set(lines)) == len(
+        {(role, a.resource, a.name) for role in ROLES for a in role_acls(role, Settings())})
+    assert all("--bootstrap-server 127.0.0.1:9092 --command-config admin.properties" in line
+               for line in lines)
+
+
+def test_kafka_acls_commands_take_a_principal_template(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["kafka", "acls", "--format", "kafka-acls", "--role", "judge", "--principal",
+                 "User:CN=judgeflow-{role},O=Hospital", "--command-config", "/etc/a b"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert {p for p, *_ in parsed_kafka_acls(lines)} == {"User:CN=judgeflow-judge,O=Hospital"}
+    assert all("--command-config '/etc/a b'" in line for line in lines)
+    assert main(["kafka", "acls", "--format", "kafka-acls", "--principal", "User:shared"]) == 2
+    assert "must contain {role}" in capsys.readouterr().err
