@@ -17,7 +17,13 @@ from typing import Any
 from aiokafka.conn import AbstractTokenProvider
 
 from streams.errors import StreamsError
-from streams.kafka_settings import KafkaSettings, read_secret_file, sasl_password, sasl_username
+from streams.kafka_settings import (
+    KafkaSettings,
+    read_secret_file,
+    sasl_password,
+    sasl_username,
+    ssl_key_password,
+)
 
 
 class KafkaSetupError(StreamsError):
@@ -33,17 +39,33 @@ def ssl_context(k: KafkaSettings) -> ssl.SSLContext | None:
         ctx = ssl.create_default_context(
             cafile=str(k.ssl_cafile) if k.ssl_cafile is not None else None)
         if k.ssl_certfile is not None:
-            password = k.ssl_key_password.get_secret_value() if k.ssl_key_password else None
+            # "" rather than None: OpenSSL would prompt on the terminal for an encrypted key
             ctx.load_cert_chain(str(k.ssl_certfile),
                                 str(k.ssl_keyfile) if k.ssl_keyfile is not None else None,
-                                password=password)
+                                password=ssl_key_password(k) or "")
     except ssl.SSLError as exc:
+        if _key_is_encrypted(k):  # the one TLS file a password is about: say which case
+            raise KafkaSetupError(
+                "the client key is encrypted and the password in "
+                "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD(_FILE) does not decrypt it"
+                if ssl_key_password(k) is not None else "the client key is encrypted: set "
+                "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD or JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD_FILE"
+            ) from None
         raise KafkaSetupError(f"TLS files unusable ({exc.reason or exc}): check "
                               "JUDGEFLOW_KAFKA__SSL_CAFILE/_CERTFILE/_KEYFILE "
                               "(PEM, key matching the certificate, key password)") from None
     ctx.check_hostname = k.ssl_check_hostname
     ctx.verify_mode = ssl.CERT_REQUIRED
     return ctx
+
+
+def _key_is_encrypted(k: KafkaSettings) -> bool:
+    key = k.ssl_keyfile or k.ssl_certfile
+    try:
+        return key is not None and "ENCRYPTED" in key.read_text(encoding="ascii",
+                                                                  errors="replace")
+    except OSError:
+        return False
 
 
 class FileTokenProvider(AbstractTokenProvider):  # type: ignore[misc]
@@ -135,7 +157,9 @@ def faust_credentials(k: KafkaSettings) -> Any:
 
 def librdkafka_properties(k: KafkaSettings) -> dict[str, str]:
     """The same connection as librdkafka properties (kcat ``-X``, confluent-kafka), secrets
-    included: for handing a working config to another client, never for logging."""
+    included: for handing a working config to another client, never for logging. For
+    OAUTHBEARER only ``sasl.mechanisms``: where the token comes from is in
+    :func:`librdkafka_gaps`."""
     props = {"bootstrap.servers": k.bootstrap_servers, "security.protocol": k.security_protocol}
     if k.uses_sasl:
         props["sasl.mechanisms"] = str(k.sasl_mechanism)
@@ -146,8 +170,26 @@ def librdkafka_properties(k: KafkaSettings) -> dict[str, str]:
         files = {"ssl.ca.location": k.ssl_cafile, "ssl.certificate.location": k.ssl_certfile,
                  "ssl.key.location": k.ssl_keyfile}
         props |= {name: str(path) for name, path in files.items() if path is not None}
-        if k.ssl_key_password is not None:
-            props["ssl.key.password"] = k.ssl_key_password.get_secret_value()
+        if (password := ssl_key_password(k)) is not None:
+            props["ssl.key.password"] = password
         props["ssl.endpoint.identification.algorithm"] = (
             "https" if k.ssl_check_hostname else "none")
     return props
+
+
+def librdkafka_gaps(k: KafkaSettings) -> list[str]:
+    """What :func:`librdkafka_properties` cannot carry, one line per setting in use: the
+    OAUTHBEARER token sources have no librdkafka property (librdkafka takes a token only
+    from an application callback, its own OIDC client-credentials login or an unsecured
+    test token), so a kcat user has no equivalent and a confluent-kafka user writes an
+    ``oauth_cb``. Empty when the properties are the whole translation."""
+    if k.sasl_mechanism != "OAUTHBEARER":
+        return []
+    callback = ("confluent-kafka: pass oauth_cb=<a function of the config string returning "
+                "(token, expiry in seconds since the epoch)>{}; kcat: no equivalent (only "
+                "sasl.oauthbearer.method=oidc, which fetches its own token)")
+    if k.sasl_oauth_token_file is not None:
+        return ["JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_FILE has no librdkafka property: "
+                + callback.format(f" that reads {k.sasl_oauth_token_file} each call")]
+    return [f"JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER={k.sasl_oauth_token_provider} is a "
+            "Python hook, no librdkafka property: " + callback.format(" that calls it")]

@@ -48,7 +48,10 @@ class KafkaSettings(BaseModel):
     #: Mutual TLS: this client's certificate (PEM; may hold the key too) and its key.
     ssl_certfile: Path | None = None
     ssl_keyfile: Path | None = None
+    #: An encrypted client key's password (librdkafka ``ssl.key.password``), or a mounted
+    #: file holding it; hidden like the SASL password.
     ssl_key_password: SecretStr | None = None
+    ssl_key_password_file: Path | None = None
     #: Check that the broker certificate names the host connected to. Off only for a
     #: broker reached by an address its certificate does not name; the CA is still checked.
     ssl_check_hostname: bool = True
@@ -93,7 +96,8 @@ def _paths(k: KafkaSettings) -> dict[str, Path | None]:
     return {"sasl_username_file": k.sasl_username_file,
             "sasl_password_file": k.sasl_password_file,
             "sasl_oauth_token_file": k.sasl_oauth_token_file, "ssl_cafile": k.ssl_cafile,
-            "ssl_certfile": k.ssl_certfile, "ssl_keyfile": k.ssl_keyfile}
+            "ssl_certfile": k.ssl_certfile, "ssl_keyfile": k.ssl_keyfile,
+            "ssl_key_password_file": k.ssl_key_password_file}
 
 
 def security_problem(k: KafkaSettings) -> str | None:
@@ -127,12 +131,18 @@ def security_problem(k: KafkaSettings) -> str | None:
             return f"{_env('sasl_oauth_token_provider')} must read package.module:callable"
     elif k.sasl_username is not None and k.sasl_mechanism is None:
         return f"{_env('sasl_username')} is set without {_env('sasl_mechanism')}"
-    tls_fields = (k.ssl_cafile, k.ssl_certfile, k.ssl_keyfile, k.ssl_key_password)
+    if k.ssl_key_password is not None and k.ssl_key_password_file is not None:
+        return f"set {_env('ssl_key_password')} or {_env('ssl_key_password_file')}, not both"
+    tls_fields = (k.ssl_cafile, k.ssl_certfile, k.ssl_keyfile, k.ssl_key_password,
+                  k.ssl_key_password_file)
     if not k.uses_tls and any(v is not None for v in tls_fields):
         return f"TLS files are set but {proto} does not use TLS (SSL or SASL_SSL?)"
     if k.ssl_keyfile is not None and k.ssl_certfile is None:
         return f"{_env('ssl_keyfile')} is set without {_env('ssl_certfile')} (mutual TLS " \
                "needs the client certificate)"
+    if (k.ssl_key_password is not None or k.ssl_key_password_file) and k.ssl_certfile is None:
+        return f"{_env('ssl_key_password')} is set without {_env('ssl_certfile')} (the " \
+               "password decrypts the mutual-TLS client key)"
     for field, path in _paths(k).items():
         if path is not None and not path.is_file():
             return f"{_env(field)}: no readable file at {path}"
@@ -155,3 +165,11 @@ def sasl_password(k: KafkaSettings) -> str | None:
     if k.sasl_password_file is not None:
         return read_secret_file(k.sasl_password_file)
     return k.sasl_password.get_secret_value() if k.sasl_password is not None else None
+
+
+def ssl_key_password(k: KafkaSettings) -> str | None:
+    """The client key's password, from the setting or its mounted file (read when a client
+    is built)."""
+    if k.ssl_key_password_file is not None:
+        return read_secret_file(k.ssl_key_password_file)
+    return k.ssl_key_password.get_secret_value() if k.ssl_key_password is not None else None

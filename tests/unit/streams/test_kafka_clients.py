@@ -90,6 +90,55 @@ def test_a_key_that_does_not_match_is_one_line(ca: TestCA, client: CertPair) -> 
     assert "\n" not in str(err.value)
 
 
+@pytest.fixture(scope="module")
+def encrypted(client: CertPair, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``client``'s key encrypted (PKCS#8, AES-256) with the password "k3y-pass"."""
+    import subprocess
+
+    path = tmp_path_factory.mktemp("enc") / "client.enc.key"
+    subprocess.run(["openssl", "pkey", "-in", str(client.key), "-aes256", "-passout",
+                    "pass:k3y-pass", "-out", str(path)], check=True, capture_output=True,
+                   timeout=30)
+    assert "ENCRYPTED" in path.read_text()
+    return path
+
+
+def test_an_encrypted_client_key_loads_with_its_password(
+        ca: TestCA, client: CertPair, encrypted: Path, tmp_path: Path) -> None:
+    from streams.kafka_security import librdkafka_properties
+
+    base = {"security_protocol": "SSL", "ssl_cafile": ca.ca_file,
+            "ssl_certfile": client.cert, "ssl_keyfile": encrypted}
+    secret = tmp_path / "key-password"
+    secret.write_text("k3y-pass\n")
+    for k in (KafkaSettings(**base, ssl_key_password="k3y-pass"),
+              KafkaSettings(**base, ssl_key_password_file=secret)):
+        auth = aiokafka_auth(k)  # what every aiokafka client gets from the factory
+        assert isinstance(auth["ssl_context"], ssl.SSLContext)
+        creds = faust_credentials(k)
+        assert isinstance(creds, SSLCredentials)
+        assert librdkafka_properties(k)["ssl.key.password"] == "k3y-pass"
+        assert "k3y-pass" not in repr(k)
+
+
+@pytest.mark.parametrize(("password", "message"), [
+    (None, "the client key is encrypted: set JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD or "
+     "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD_FILE"),
+    ("wrong", "the client key is encrypted and the password in "
+     "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD(_FILE) does not decrypt it")])
+def test_an_encrypted_key_without_its_password_is_one_line_never_a_prompt(
+        ca: TestCA, client: CertPair, encrypted: Path, password: str | None,
+        message: str) -> None:
+    """Without a password OpenSSL would ask on the terminal (a hang for a worker): the
+    factory always passes one, so a missing or wrong one is this line."""
+    k = KafkaSettings(security_protocol="SSL", ssl_cafile=ca.ca_file,
+                      ssl_certfile=client.cert, ssl_keyfile=encrypted,
+                      ssl_key_password=password)
+    with pytest.raises(KafkaSetupError) as err:
+        ssl_context(k)
+    assert str(err.value) == message  # names the variable, never the value
+
+
 @pytest.mark.parametrize("mechanism", ["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"])
 def test_sasl_ssl_gives_aiokafka_and_faust_the_same_arguments(ca: TestCA,
                                                                mechanism: str) -> None:
@@ -282,3 +331,28 @@ def test_librdkafka_names_translate_a_working_config(ca: TestCA, client: CertPai
     assert props["ssl.endpoint.identification.algorithm"] == "none"
     assert librdkafka_properties(KafkaSettings()) == {
         "bootstrap.servers": "127.0.0.1:9092", "security.protocol": "PLAINTEXT"}
+
+
+def test_oauthbearer_translates_to_librdkafka_with_its_gaps_said(ca: TestCA,
+                                                                 tmp_path: Path) -> None:
+    from streams.kafka_security import librdkafka_gaps, librdkafka_properties
+
+    token = tmp_path / "token"
+    token.write_text("eyJ.e30.sig\n")
+    by_file = scram(ca, sasl_mechanism="OAUTHBEARER", sasl_username=None, sasl_password=None,
+                    sasl_oauth_token_file=token)
+    props = librdkafka_properties(by_file)
+    assert props == {"bootstrap.servers": "127.0.0.1:9092", "security.protocol": "SASL_SSL",
+                     "sasl.mechanisms": "OAUTHBEARER", "ssl.ca.location": str(ca.ca_file),
+                     "ssl.endpoint.identification.algorithm": "https"}
+    assert "eyJ" not in str(props)  # the token is no property: nothing half-translated
+    (gap,) = librdkafka_gaps(by_file)
+    assert gap.startswith("JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_FILE has no librdkafka property")
+    assert f"reads {token} each call" in gap and "kcat: no equivalent" in gap
+    assert "oauth_cb" in gap and "eyJ" not in gap
+    by_hook = scram(ca, sasl_mechanism="OAUTHBEARER", sasl_username=None, sasl_password=None,
+                    sasl_oauth_token_provider="json:dumps")
+    assert librdkafka_properties(by_hook)["sasl.mechanisms"] == "OAUTHBEARER"
+    (gap,) = librdkafka_gaps(by_hook)
+    assert "SASL_OAUTH_TOKEN_PROVIDER=json:dumps is a Python hook" in gap
+    assert librdkafka_gaps(scram(ca)) == [] and librdkafka_gaps(KafkaSettings()) == []

@@ -3,6 +3,7 @@ mounted secrets are read from their files; secrets never show in ``judgeflow con
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,15 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"security_protocol": "SSL", "ssl_keyfile": "/etc/hostname"}, "without "
      "JUDGEFLOW_KAFKA__SSL_CERTFILE"),
     ({**SCRAM, "sasl_password_file": "/etc/hostname"}, "not both"),
+    ({"security_protocol": "SSL", "ssl_certfile": "/etc/hostname", "ssl_key_password": "k",
+      "ssl_key_password_file": "/etc/hostname"}, "set JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD or "
+     "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD_FILE, not both"),
+    ({"security_protocol": "SSL", "ssl_key_password": "k"}, "SSL_KEY_PASSWORD is set without "
+     "JUDGEFLOW_KAFKA__SSL_CERTFILE"),
+    ({"ssl_key_password_file": "/etc/hostname"}, "does not use TLS"),
+    ({"security_protocol": "SSL", "ssl_certfile": "/etc/hostname",
+      "ssl_key_password_file": "/run/secrets/nope"},
+     "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD_FILE: no readable file at /run/secrets/nope"),
     ({"security_protocol": "TLS"}, "security_protocol"),
     ({"security_protocol": "SASL_SSL", "sasl_mechanism": "GSSAPI"}, "sasl_mechanism"),
 ]
@@ -112,3 +122,27 @@ def test_secrets_are_hidden_from_config_but_reach_child_processes() -> None:
     child = settings_env(s, reveal_secrets=True)
     assert child["JUDGEFLOW_KAFKA__SASL_PASSWORD"] == "s3cret"
     assert child["JUDGEFLOW_KAFKA__SECURITY_PROTOCOL"] == "SASL_SSL"
+
+
+def test_the_key_password_is_a_secret_its_file_is_read_per_client(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, pem: Path) -> None:
+    from streams.kafka_settings import ssl_key_password
+
+    s = Settings(kafka={"security_protocol": "SSL", "ssl_certfile": pem,
+                        "ssl_key_password": "k3y"})
+    shown = settings_env(s)
+    assert shown["JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD"] == HIDDEN and "k3y" not in str(shown)
+    assert settings_env(s, reveal_secrets=True)["JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD"] == "k3y"
+    assert ssl_key_password(s.kafka) == "k3y"
+    secret = tmp_path / "key-password"
+    secret.write_text("from-file\n")
+    for name in [n for n in os.environ if n.startswith("JUDGEFLOW_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("JUDGEFLOW_KAFKA__SECURITY_PROTOCOL", "SSL")
+    monkeypatch.setenv("JUDGEFLOW_KAFKA__SSL_CERTFILE", str(pem))
+    monkeypatch.setenv("JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD_FILE", str(secret))
+    k = Settings().kafka
+    assert ssl_key_password(k) == "from-file"
+    secret.write_text("rotated")
+    assert ssl_key_password(k) == "rotated"
+    assert "from-file" not in str(settings_env(Settings()))  # the path is shown, never the value
