@@ -10,7 +10,7 @@ import shlex
 import yaml
 
 from streams.exit_codes import CommandError, ExitCode
-from streams.kafka_acls import ROLES, role_acls, strimzi_acls
+from streams.kafka_acls import ROLES, Acl, role_acls, strimzi_acls
 from streams.kafka_check import check
 from streams.settings import Settings
 
@@ -84,24 +84,27 @@ def kafka_users(settings: Settings, roles: list[str], cluster: str,
 
 def kafka_acls_commands(settings: Settings, roles: list[str], principal: str,
                         command_config: str) -> list[str]:
-    """``kafka-acls.sh --add`` command lines, one per role and resource (its operations
-    repeated), with exactly the ACLs of :func:`role_acls`."""
+    """``kafka-acls.sh --add`` command lines with exactly the ACLs of :func:`role_acls`,
+    ``principal`` with ``{role}`` replaced by each role."""
     if "{role}" not in principal:
         raise CommandError(f"--principal {principal!r} must contain {{role}} (each role is "
                            "its own principal)", ExitCode.USAGE)
-    lines = []
-    for role in roles:
-        by_resource: dict[tuple[str, str], list[str]] = {}
-        for a in role_acls(role, settings):
-            by_resource.setdefault((a.resource, a.name), []).append(a.operation)
-        for (kind, name), ops in by_resource.items():
-            words = ["kafka-acls.sh", "--bootstrap-server", settings.kafka.bootstrap_servers,
-                     "--command-config", command_config, "--add", "--allow-principal",
-                     principal.replace("{role}", role), "--allow-host", "*",
-                     *[w for op in ops for w in ("--operation", op)],
-                     f"--{kind}", name, "--resource-pattern-type", "literal"]
-            lines.append(shlex.join(words))
-    return lines
+    return [line for role in roles for line in acl_command_lines(
+        settings.kafka.bootstrap_servers, command_config, principal.replace("{role}", role),
+        role_acls(role, settings))]
+
+
+def acl_command_lines(bootstrap: str, command_config: str, principal: str,
+                      acls: list[Acl]) -> list[str]:
+    """One ``kafka-acls.sh --add`` line per resource of ``acls``, its operations repeated."""
+    by_resource: dict[tuple[str, str], list[str]] = {}
+    for a in acls:
+        by_resource.setdefault((a.resource, a.name), []).append(a.operation)
+    return [shlex.join(["kafka-acls.sh", "--bootstrap-server", bootstrap, "--command-config",
+                        command_config, "--add", "--allow-principal", principal,
+                        "--allow-host", "*", *[w for op in ops for w in ("--operation", op)],
+                        f"--{kind}", name, "--resource-pattern-type", "literal"])
+            for (kind, name), ops in by_resource.items()]
 
 
 def run_acls(args: argparse.Namespace, settings: Settings) -> int:
