@@ -154,8 +154,9 @@ def test_the_keda_files_name_only_objects_kubectl_apply_dir_can_create(path: Pat
 def test_the_security_doc_lists_the_keda_users_acls() -> None:
     text = (ROOT / "docs" / "security.md").read_text(encoding="utf-8")
     (user,) = docs(KEDA_USER)
-    rows = [line for line in text.splitlines() if line.startswith(f"| {user['metadata']['name']} |")]
-    want = {f"| {user['metadata']['name']} | {acl['resource']['type']} "
+    name = user["metadata"]["name"]
+    rows = [line for line in text.splitlines() if line.startswith(f"| {name} |")]
+    want = {f"| {name} | {acl['resource']['type']} "
             f"`{acl['resource']['name']}` | {op} |"
             for acl in user["spec"]["authorization"]["acls"] for op in acl["operations"]}
     assert {row.rsplit("|", 2)[0] + "|" for row in rows} == want
