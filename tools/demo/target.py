@@ -42,7 +42,7 @@ CONNECTION_FIELDS = ("bootstrap_servers", "security_protocol", "sasl_mechanism",
                      "sasl_username", "sasl_password", "sasl_username_file",
                      "sasl_password_file", "sasl_oauth_token_file", "sasl_oauth_token_provider",
                      "ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_key_password",
-                     "ssl_check_hostname", "broker")
+                     "ssl_key_password_file", "ssl_check_hostname", "broker")
 PREFIX_OK = re.compile(r"[A-Za-z0-9._-]{1,120}")
 
 
