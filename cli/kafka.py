@@ -5,12 +5,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import shlex
 
 import yaml
 
+from cli.kafka_acls_commands import kafka_acls_commands
 from streams.exit_codes import CommandError, ExitCode
-from streams.kafka_acls import ROLES, Acl, role_acls, strimzi_acls
+from streams.kafka_acls import ROLES, role_acls, strimzi_acls
 from streams.kafka_check import check
 from streams.settings import Settings
 
@@ -80,31 +80,6 @@ def kafka_users(settings: Settings, roles: list[str], cluster: str,
                       "authorization": {"type": "simple",
                                         "acls": strimzi_acls(role, settings)}}}
             for role in roles]
-
-
-def kafka_acls_commands(settings: Settings, roles: list[str], principal: str,
-                        command_config: str) -> list[str]:
-    """``kafka-acls.sh --add`` command lines with exactly the ACLs of :func:`role_acls`,
-    ``principal`` with ``{role}`` replaced by each role."""
-    if "{role}" not in principal:
-        raise CommandError(f"--principal {principal!r} must contain {{role}} (each role is "
-                           "its own principal)", ExitCode.USAGE)
-    return [line for role in roles for line in acl_command_lines(
-        settings.kafka.bootstrap_servers, command_config, principal.replace("{role}", role),
-        role_acls(role, settings))]
-
-
-def acl_command_lines(bootstrap: str, command_config: str, principal: str,
-                      acls: list[Acl]) -> list[str]:
-    """One ``kafka-acls.sh --add`` line per resource of ``acls``, its operations repeated."""
-    by_resource: dict[tuple[str, str], list[str]] = {}
-    for a in acls:
-        by_resource.setdefault((a.resource, a.name), []).append(a.operation)
-    return [shlex.join(["kafka-acls.sh", "--bootstrap-server", bootstrap, "--command-config",
-                        command_config, "--add", "--allow-principal", principal,
-                        "--allow-host", "*", *[w for op in ops for w in ("--operation", op)],
-                        f"--{kind}", name, "--resource-pattern-type", "literal"])
-            for (kind, name), ops in by_resource.items()]
 
 
 def run_acls(args: argparse.Namespace, settings: Settings) -> int:

@@ -18,7 +18,7 @@ import yaml
 from aiokafka import TopicPartition
 from aiokafka.errors import GroupAuthorizationFailedError, TopicAuthorizationFailedError
 
-from cli.kafka import acl_command_lines
+from cli.kafka_acls_commands import acl_command_lines
 from streams import kafka_clients
 from streams.kafka_acls import Acl
 from streams.kafka_settings import KafkaSettings

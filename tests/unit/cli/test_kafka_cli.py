@@ -3,13 +3,15 @@
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import pytest
 import yaml
 
 from cli.broker import embedded_hint
 from cli.kafka import kafka_users
 from cli.main import main
-from streams.kafka_acls import ROLES, role_acls
+from streams.kafka_acls import ROLES, Acl, role_acls
 from streams.settings import Settings
 
 
@@ -46,8 +48,8 @@ def test_broker_prints_the_settings_to_use() -> None:
     assert "JUDGEFLOW_KAFKA__BROKER=embedded" in hint and "IDLE_FETCH_BACKOFF_MS" in hint
 
 
-def parsed_kafka_acls(lines: list[str]) -> set[tuple[str, str, str, str]]:
-    """(principal, resource, name, operation) for each ACL the command lines add."""
+def parsed_kafka_acls(lines: list[str]) -> set[tuple[str, str, str, str, str]]:
+    """(principal, resource, name, pattern type, operation) for each ACL the lines add."""
     import shlex
 
     added = set()
@@ -59,22 +61,43 @@ def parsed_kafka_acls(lines: list[str]) -> set[tuple[str, str, str, str]]:
         for flag, value in zip(rest[::2], rest[1::2], strict=True):
             flags.setdefault(flag, []).append(value)
         (kind,) = [f[2:] for f in flags if f in ("--topic", "--group")]
-        assert flags["--resource-pattern-type"] == ["literal"] and flags["--allow-host"] == ["*"]
+        assert flags["--allow-host"] == ["*"]
         (principal,) = flags["--allow-principal"]
         (name,) = flags[f"--{kind}"]
-        added |= {(principal, kind, name, op) for op in flags["--operation"]}
+        (pattern,) = flags["--resource-pattern-type"]
+        added |= {(principal, kind, name, pattern, op) for op in flags["--operation"]}
     return added
+
+
+def pattern(a: Acl) -> str:
+    return getattr(a, "pattern", "literal")  # prefixed ACLs: a name prefix
+
+
+def test_a_prefixed_acl_is_a_prefixed_command() -> None:
+    from cli.kafka_acls_commands import acl_command_lines
+
+    class Prefixed(NamedTuple):
+        resource: str
+        name: str
+        operation: str
+        pattern: str
+
+    (line,) = acl_command_lines("b:9092", "a.properties", "User:u",
+                                [Prefixed("group", "judgeflow-replay.", "Read", "prefixed")])
+    assert parsed_kafka_acls([line]) == {("User:u", "group", "judgeflow-replay.", "prefixed",
+                                          "Read")}
 
 
 def test_kafka_acls_commands_add_exactly_the_acl_list(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["kafka", "acls", "--format", "kafka-acls"]) == 0
     lines = capsys.readouterr().out.splitlines()
-    want = {(f"User:judgeflow-{role}", a.resource, a.name, a.operation)
+    want = {(f"User:judgeflow-{role}", a.resource, a.name, pattern(a), a.operation)
             for role in ROLES for a in role_acls(role, Settings())}
     assert parsed_kafka_acls(lines) == want
     # one command per role and resource, none repeated
     assert len(lines) == len(set(lines)) == len(
-        {(role, a.resource, a.name) for role in ROLES for a in role_acls(role, Settings())})
+        {(role, a.resource, a.name, pattern(a)) for role in ROLES
+         for a in role_acls(role, Settings())})
     assert all("--bootstrap-server 127.0.0.1:9092 --command-config admin.properties" in line
                for line in lines)
 
