@@ -18,7 +18,7 @@ from typing import Any
 import orjson
 import pytest
 
-from streams.settings import Settings
+from agents.settings import Settings
 from tests.helpers import collect, produce, settings_env, worker
 from tests.helpers import test_settings as make_settings
 from tests.kafka import apache_kafka_or_skip
