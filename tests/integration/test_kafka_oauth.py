@@ -138,7 +138,8 @@ def test_a_rejected_token_stops_the_cli_and_a_worker_in_one_line(kafka: ApacheKa
     s = oauth_settings(kafka, tmp_path, token="garbage")
     want = ("rejected the OAUTHBEARER token (invalid_token): check "
             "JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_FILE")
-    for args in (("kafka", "check"), ("tail", s.topics.calibration, "--max", "1")):
+    for args in (("kafka", "check"), ("tail", s.topics.calibration, "--max", "1"),
+                 ("dashboard", "--port", "0")):
         line = one_line_error(*run_cli(s, *args))
         assert want in line and "does not exist" not in line, line
     began = time.monotonic()
