@@ -133,6 +133,21 @@ def test_kafka_check_passes_with_a_good_token(kafka: ApacheKafka, tmp_path: Path
     assert "Authenticated" not in proc.stderr and "rejected" not in proc.stderr
 
 
+def test_the_detector_runs_on_a_token_from_a_plain_hook(kafka: ApacheKafka, tmp_path: Path,
+                                                        hooks: Path) -> None:
+    """Faust's clients too: the detector (a Faust worker) authenticates with the token a
+    blocking hook returns and dead-letters a malformed answer."""
+    s = oauth_settings(kafka, tmp_path, hook="oauth_hooks:good")
+    env = {"PYTHONPATH": os.pathsep.join([str(REPO), str(hooks)]),
+           "TEST_OAUTH_TOKEN": _token["admin"]}
+    with worker("detect", s, tmp_path, tag="oauth", extra_env=env) as w:
+        asyncio.run(produce(kafka.bootstrap, s.topics.agent_answers, [(b"bad", b"{not json")]))
+        got = asyncio.run(collect(kafka.bootstrap, s.topics.dlq(s.topics.agent_answers),
+                                  until=1, timeout=90, quiet=0.1))
+        assert got, w.log_text()[-3000:]
+        assert w.alive and "Traceback" not in w.log_text(), w.log_text()[-3000:]
+
+
 def test_a_rejected_token_stops_the_cli_and_a_worker_in_one_line(kafka: ApacheKafka,
                                                                  tmp_path: Path) -> None:
     s = oauth_settings(kafka, tmp_path, token="garbage")
