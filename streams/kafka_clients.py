@@ -15,8 +15,9 @@ The embedded broker (noida-db) is recognised by the cluster id it answers with (
 work-arounds applied: the idle fetch backoff (:mod:`streams.fetch_backoff`, it ignores Fetch
 max-wait) and dead-member eviction (:mod:`streams.member_eviction`, it never expires a
 SIGKILLed member). They are never applied to another broker, whatever the settings say.
-One client fix applies everywhere: an empty assignment from the group leader is a rejoin
-(:mod:`streams.group_join`), not a dead consumer.
+Two client fixes apply everywhere: an empty assignment from the group leader is a rejoin
+(:mod:`streams.group_join`), not a dead consumer; a rejected OAUTHBEARER token is a failed
+login (:mod:`streams.oauthbearer`), not a connection Kafka serves as unauthenticated.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from streams.kafka_access import ClusterInfo, KafkaAccessError, probe
 from streams.kafka_security import aiokafka_auth, faust_credentials
 from streams.kafka_settings import KafkaSettings
 from streams.member_eviction import evict_dead_members
+from streams.oauthbearer import install_oauth_error_challenge
 
 log = logging.getLogger(__name__)
 
@@ -97,6 +99,8 @@ async def connect(target: KafkaTarget) -> Broker:
     found = _connected.get(id(k))
     if found is not None and found[0] is k:
         return found[1]
+    if k.sasl_mechanism == "OAUTHBEARER":
+        install_oauth_error_challenge()  # a rejected token fails the login (RFC 7628)
     info = await probe(k)
     broker = Broker(info, embedded_name(k, info))
     install_empty_assignment_rejoin()  # the protocol's meaning, on every broker

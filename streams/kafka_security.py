@@ -9,12 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import inspect
 import ssl
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from aiokafka.conn import AbstractTokenProvider
+from aiokafka.errors import KafkaError
 
 from streams.errors import StreamsError
 from streams.kafka_settings import (
@@ -28,6 +30,19 @@ from streams.kafka_settings import (
 
 class KafkaSetupError(StreamsError):
     """A security setting that cannot be used (unreadable key, bad token hook): one line."""
+
+
+class TokenProviderError(KafkaSetupError, KafkaError):
+    """No OAUTHBEARER token to send (the hook raised, the file is unreadable): one line.
+
+    Also a KafkaError, so that aiokafka's own reconnects take it as a failed connection and
+    retry (an unreachable identity provider may come back while a worker runs); the first
+    connection (:func:`streams.kafka_access.probe`) stops the command on it. The message
+    names the exception's type only, never its text: a token fetcher's errors may carry a
+    client secret (in a URL, a request it echoes) or a token (in a response body)."""
+
+    def __str__(self) -> str:
+        return Exception.__str__(self)  # the one line, without KafkaError's class prefix
 
 
 def ssl_context(k: KafkaSettings) -> ssl.SSLContext | None:
@@ -75,25 +90,47 @@ class FileTokenProvider(AbstractTokenProvider):  # type: ignore[misc]
         self.path = path
 
     async def token(self) -> str:
-        return await asyncio.to_thread(read_secret_file, self.path)
+        try:
+            value = await asyncio.to_thread(read_secret_file, self.path)
+        except (OSError, UnicodeError) as exc:  # the path is not echoed: it may be a secret
+            raise TokenProviderError("cannot read the OAUTHBEARER token file "
+                                     "JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_FILE "
+                                     f"({type(exc).__name__})") from None
+        if not value.strip():
+            raise TokenProviderError("the OAUTHBEARER token file "
+                                     "JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_FILE is empty")
+        return value
 
     def __repr__(self) -> str:
         return f"FileTokenProvider({self.path})"
 
 
 class HookTokenProvider(AbstractTokenProvider):  # type: ignore[misc]
-    """OAUTHBEARER token returned by a user's ``module:callable`` (str or awaitable str)."""
+    """OAUTHBEARER token returned by a user's ``module:callable`` (str or awaitable str).
+
+    A plain function runs in a worker thread (a blocking HTTP call to an identity provider
+    must not stall the event loop every worker's consumers and producers share)."""
 
     def __init__(self, spec: str) -> None:
         self.spec = spec
         self.hook = load_hook(spec)
 
     async def token(self) -> str:
-        value = self.hook()
-        if asyncio.iscoroutine(value):
-            value = await value
+        try:
+            if inspect.iscoroutinefunction(self.hook):
+                value = await self.hook()
+            else:
+                value = await asyncio.to_thread(self.hook)
+                if inspect.isawaitable(value):
+                    value = await value
+        except Exception as exc:  # the type only: see TokenProviderError
+            raise TokenProviderError(f"the OAUTHBEARER token provider "
+                                     f"JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER={self.spec} "
+                                     f"failed: {type(exc).__name__}") from None
         if not isinstance(value, str) or not value:
-            raise KafkaSetupError(f"OAUTHBEARER token hook {self.spec} returned no token")
+            raise TokenProviderError(f"the OAUTHBEARER token provider "
+                                     f"JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER={self.spec} "
+                                     "returned no token")
         return value
 
     def __repr__(self) -> str:

@@ -8,6 +8,8 @@
         k.bootstrap                      # PLAINTEXT, e.g. "127.0.0.1:4101,127.0.0.1:4107,..."
         k.bootstrap_for("SASL_SSL")      # SCRAM-SHA-256/512 or PLAIN over TLS
         k.bootstrap_for("SSL")           # mutual TLS (client certificate required)
+        k.bootstrap_for("OAUTH")         # oauth=True: SASL_SSL, OAUTHBEARER (unsecured JWTs)
+        k.oauth_token("alice")           # an unsigned JWT the OAUTH listener takes: User:alice
         k.ca_file                        # the test CA clients trust (hostname = 127.0.0.1)
         k.client_cert("alice")           # CertPair(cert, key, keystore): CN=alice -> User:alice
         k.admin_user, k.admin_password   # the super user (SCRAM and PLAIN; cert "admin" too)
@@ -24,8 +26,10 @@
 Options: ``brokers`` (1 or 3; each node a combined broker + controller), ``message_max_bytes``
 (and the replica-fetch limits that go with it), ``secure`` (SASL_SSL + SSL listeners, a test
 CA made with openssl, StandardAuthorizer with ``admin`` and ANONYMOUS as super users),
-``users`` (SCRAM + PLAIN users created at format time), ``proxied`` (a PROXIED listener
-reached through per-node :class:`tools.kafka.proxy.TcpProxy`), ``properties`` (extra broker
+``users`` (SCRAM + PLAIN users created at format time), ``oauth`` (with ``secure``: an
+OAUTH listener whose OAUTHBEARER tokens Kafka's unsecured validator checks), ``proxied`` (a
+PROXIED listener reached through per-node :class:`tools.kafka.proxy.TcpProxy`),
+``properties`` (extra broker
 settings). Internal topics' replication factor is the cluster size, min ISR min(2, size),
 ``group.initial.rebalance.delay.ms`` 0. Raises :class:`KafkaUnavailable` when Java, Maven or
 openssl are missing (tests skip on it) and :class:`BrokerError` when a node does not come up.
@@ -54,7 +58,14 @@ from tools.broker import die_with_parent, free_port
 from tools.kafka import acl, probe
 from tools.kafka.certs import CertPair, TestCA
 from tools.kafka.classpath import kafka_classpath
-from tools.kafka.config import SCRAM_MECHANISMS, NodePorts, Security, render, server_properties
+from tools.kafka.config import (
+    SCRAM_MECHANISMS,
+    NodePorts,
+    Security,
+    render,
+    server_properties,
+    unsecured_jwt,
+)
 from tools.kafka.java import java_command, run_tool
 from tools.kafka.proxy import TcpProxy
 
@@ -68,6 +79,7 @@ class ApacheKafka:
     message_max_bytes: int | None = None
     users: Mapping[str, str] = field(default_factory=dict)
     proxied: bool = False
+    oauth: bool = False
     properties: Mapping[str, str] = field(default_factory=dict)
     heap: str = "384m"
     fast_start: bool = True
@@ -95,7 +107,7 @@ class ApacheKafka:
     def bootstrap_for(self, listener: str) -> str:
         """``host:port,...`` of every node's ``listener`` (PLAINTEXT, SASL_SSL, SSL, PROXIED)."""
         attr = {"PLAINTEXT": "plaintext", "SASL_SSL": "sasl_ssl", "SSL": "ssl",
-                "PROXIED": "proxy"}[listener]
+                "PROXIED": "proxy", "OAUTH": "oauth"}[listener]
         ports = [getattr(p, attr) for _, p in sorted(self._ports.items())]
         if not ports or not all(ports):
             raise BrokerError(f"this cluster has no {listener} listener (secure={self.secure}, "
@@ -109,6 +121,10 @@ class ApacheKafka:
     def client_cert(self, name: str) -> CertPair:
         """A client certificate with CN=``name`` (principal ``User:name`` on the SSL listener)."""
         return self._need_ca().issue(name)
+
+    def oauth_token(self, sub: str, lifetime: int = 3600) -> str:
+        """A token the OAUTH listener accepts as ``User:sub`` for ``lifetime`` seconds."""
+        return unsecured_jwt(sub, issued_at=int(time.time()), lifetime=lifetime)
 
     def _need_ca(self) -> TestCA:
         if self._ca is None:
@@ -157,14 +173,16 @@ class ApacheKafka:
             self._ca = TestCA(self.work_dir / "ca")
             keystore = self._ca.issue("broker", server=True).keystore
             self._ca.issue(self.admin_user)
-            security = Security(self._ca.ca_file, keystore, self.admin_user, self._all_users())
+            security = Security(self._ca.ca_file, keystore, self.admin_user, self._all_users(),
+                                oauth=self.oauth)
         def port(wanted: bool = True) -> int:
             return free_port() if wanted else 0
 
         for node in range(1, self.brokers + 1):
             self._ports[node] = NodePorts(
                 plaintext=port(), internal=port(), controller=port(), sasl_ssl=port(self.secure),
-                ssl=port(self.secure), proxied=port(self.proxied), proxy=port(self.proxied))
+                ssl=port(self.secure), proxied=port(self.proxied), proxy=port(self.proxied),
+                oauth=port(self.secure and self.oauth))
         for node, ports in self._ports.items():
             props = server_properties(node, self._ports, self.work_dir / f"data-{node}",
                                       message_max_bytes=self.message_max_bytes,

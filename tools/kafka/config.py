@@ -12,6 +12,9 @@ Every node is a combined broker + controller. Listeners, all on 127.0.0.1:
 * ``SASL_SSL`` (secure clusters) — SCRAM-SHA-256, SCRAM-SHA-512 and PLAIN over TLS.
 * ``SSL`` (secure clusters) — mutual TLS, client certificate required; ``CN=alice`` is
   ``User:alice``.
+* ``OAUTH`` (secure clusters with ``oauth``) — SASL_SSL with OAUTHBEARER only, validated by
+  Kafka's *unsecured* validator (an unsigned JWT's ``sub`` is the principal): for tests of the
+  client's OAUTHBEARER path only, never a production setup.
 
 Secure clusters turn on ``StandardAuthorizer`` with the admin principal (and ANONYMOUS, the
 PLAINTEXT/internal listeners' principal) as super users; everyone else needs ACLs.
@@ -19,6 +22,8 @@ PLAINTEXT/internal listeners' principal) as super users; everyone else needs ACL
 
 from __future__ import annotations
 
+import base64
+import json
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,6 +42,7 @@ class NodePorts:
     #: The PROXIED listener's own port and the proxy port advertised for it (0: none).
     proxied: int = 0
     proxy: int = 0
+    oauth: int = 0
 
 
 @dataclass(frozen=True)
@@ -48,6 +54,8 @@ class Security:
     keystore: Path
     admin: str
     users: Mapping[str, str]
+    #: an OAUTH listener too (the nodes' ports name it)
+    oauth: bool = False
 
 
 def _jaas_plain(users: Mapping[str, str]) -> str:
@@ -74,6 +82,9 @@ def server_properties(node_id: int, ports: Mapping[int, NodePorts], log_dir: Pat
         listeners |= {"SASL_SSL": me.sasl_ssl, "SSL": me.ssl}
         protocols |= {"SASL_SSL": "SASL_SSL", "SSL": "SSL"}
         advertised |= {"SASL_SSL": me.sasl_ssl, "SSL": me.ssl}
+        if security.oauth:
+            listeners["OAUTH"] = advertised["OAUTH"] = me.oauth
+            protocols["OAUTH"] = "SASL_SSL"
     props = {
         "process.roles": "broker,controller",
         "node.id": str(node_id),
@@ -128,8 +139,34 @@ def server_properties(node_id: int, ports: Mapping[int, NodePorts], log_dir: Pat
         for mech in SCRAM_MECHANISMS:
             props[f"listener.name.sasl_ssl.{mech.lower()}.sasl.jaas.config"] = (
                 "org.apache.kafka.common.security.scram.ScramLoginModule required;")
+        if security.oauth:
+            props |= _oauth_listener(security.admin)
     props |= dict(extra or {})
     return props
+
+
+def _oauth_listener(admin: str) -> dict[str, str]:
+    # No server callback handler configured: OAUTHBEARER's default is the unsecured validator
+    # (OAuthBearerUnsecuredValidatorCallbackHandler). The broker's own login is unused (no
+    # broker talks OAUTH to another) but must be configured; it claims the admin.
+    return {
+        "listener.name.oauth.sasl.enabled.mechanisms": "OAUTHBEARER",
+        "listener.name.oauth.ssl.client.auth": "none",
+        "listener.name.oauth.oauthbearer.sasl.jaas.config": (
+            "org.apache.kafka.common.security.oauthbearer.OAuthBearerLoginModule required "
+            f'unsecuredLoginStringClaim_sub="{admin}";'),
+    }
+
+
+def unsecured_jwt(sub: str, *, issued_at: int, lifetime: int = 3600) -> str:
+    """An unsigned JWT (``alg: none``) for the OAUTH listener's unsecured validator, which
+    wants ``sub`` (the principal) and ``exp``."""
+    def part(obj: Mapping[str, object]) -> str:
+        raw = json.dumps(obj, separators=(",", ":")).encode()
+        return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+    claims = {"sub": sub, "iat": issued_at, "exp": issued_at + lifetime}
+    return f"{part({'alg': 'none'})}.{part(claims)}."
 
 
 def render(props: Mapping[str, str]) -> str:

@@ -18,10 +18,12 @@ T = TypeVar("T")
 
 
 class TcpProxy:
-    def __init__(self, listen_port: int, target_port: int, host: str = "127.0.0.1") -> None:
+    def __init__(self, listen_port: int, target_port: int, host: str = "127.0.0.1",
+                 target_host: str | None = None) -> None:
         self.listen_port = listen_port
         self.target_port = target_port
         self.host = host
+        self.target_host = target_host or host
         self.connections = 0
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
@@ -61,7 +63,7 @@ class TcpProxy:
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         try:
-            up_reader, up_writer = await asyncio.open_connection(self.host, self.target_port)
+            up_reader, up_writer = await asyncio.open_connection(self.target_host, self.target_port)
         except OSError:
             writer.transport.abort()
             return

@@ -271,7 +271,7 @@ HOST.verify_code, HOST.verify_message = 62, "Hostname mismatch"
      "does not enable SASL SCRAM-SHA-512 (['PLAIN'] enabled)"),
     (CV, "not trusted (self-signed certificate in certificate chain): set "
      "JUDGEFLOW_KAFKA__SSL_CAFILE"),
-    (HOST, "does not name that host"),
+    (HOST, "does not name the host 'b'"),
     (kerr.TopicAuthorizationFailedError({"t1", "t0"}), "access to topic(s) t0, t1"),
     (kerr.GroupAuthorizationFailedError("g"), "Read on consumer group g"),
     (kerr.ClusterAuthorizationFailedError(), "cluster operation"),

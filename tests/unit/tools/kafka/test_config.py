@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import base64
+import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
 from tools.kafka.acl import arguments
-from tools.kafka.config import NodePorts, Security, render, server_properties
+from tools.kafka.config import NodePorts, Security, render, server_properties, unsecured_jwt
 
 PORTS = {1: NodePorts(9001, 9002, 9003, 9004, 9005), 2: NodePorts(9011, 9012, 9013, 9014, 9015),
          3: NodePorts(9021, 9022, 9023, 9024, 9025, proxied=9026, proxy=9027)}
@@ -69,3 +72,22 @@ def test_acl_arguments() -> None:
 def test_acl_arguments_refuse_what_kafka_would(kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError):
         arguments(**kwargs)  # type: ignore[arg-type]
+
+
+def test_oauth_listener_takes_only_oauthbearer_with_the_unsecured_validator() -> None:
+    ports = {1: NodePorts(9001, 9002, 9003, 9004, 9005, oauth=9006)}
+    p = server_properties(1, ports, Path("/d"), security=replace(SEC, oauth=True))
+    assert "OAUTH://127.0.0.1:9006" in p["listeners"].split(",")
+    assert "OAUTH:SASL_SSL" in p["listener.security.protocol.map"].split(",")
+    assert p["listener.name.oauth.sasl.enabled.mechanisms"] == "OAUTHBEARER"
+    assert "OAUTHBEARER" not in p["sasl.enabled.mechanisms"]  # the SCRAM listener unchanged
+    assert not any("callback.handler" in key for key in p)  # Kafka's default: unsecured
+    assert "OAUTH" not in server_properties(1, ports, Path("/d"), security=SEC)["listeners"]
+
+
+def test_unsecured_jwt_claims_the_principal_until_it_expires() -> None:
+    header, claims, signature = unsecured_jwt("alice", issued_at=100, lifetime=60).split(".")
+    def decode(part: str) -> object:
+        return json.loads(base64.urlsafe_b64decode(part + "=" * (-len(part) % 4)))
+    assert decode(header) == {"alg": "none"} and signature == ""
+    assert decode(claims) == {"sub": "alice", "iat": 100, "exp": 160}
