@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from dataclasses import replace
 from typing import Any, cast
 
@@ -20,6 +21,7 @@ from schemas.skill import Skill
 from streams import limits
 from streams.detect.backlog import SettleGate, tick_mark
 from streams.detect.batch import Batch
+from streams.detect.partition_batches import PartitionBatches
 from streams.detect.processor import DetectProcessor
 from streams.detect.settle_timer import SettleTimer
 from streams.detect.state import CellState, DetectConfig, StepNote
@@ -60,9 +62,10 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     app.on_partitions_assigned.connect(timer.forget_marks)
 
     async def flush(batch: Batch) -> None:
-        """Send the batch's outputs back to back, so the producer forms large requests, then
-        write each changed cell once (to the changelog partition of its input). Faust
-        flushes the producer before it commits the batch's offsets.
+        """Send the batch's outputs, then write each changed cell once (to the changelog
+        partition of its input), as one record batch per partition
+        (:mod:`streams.detect.partition_batches`). Faust flushes the producer before it
+        commits the batch's offsets.
 
         The changelog records go straight to the producer, like the outputs, not through
         ``Table.send_changelog``: that queues them in Faust's producer buffer, whose flush
@@ -72,19 +75,28 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         record is in the producer before the batch's events are acked, and the producer's
         flush before a commit waits for all of them."""
         timer.touched(batch.touched)
+        out = PartitionBatches(cast("Any", app.producer)._ensure_producer())
+        counts: Counter[str] = Counter()
         for emit, note in batch.emits:
-            watch_sent(await app.producer.send(out_names[emit.kind], emit.key, emit.value,
-                                               None, None, None))
-            metrics.records_out.labels("detect", out_names[emit.kind]).inc()
+            topic = out_names[emit.kind]
+            out.add(topic, await out.partition_of(topic, emit.key), emit.key, emit.value)
+            counts[topic] += 1
             if emit.kind == "outcome" and note is not StepNote.REDELIVERED:
                 metrics.cells_decided.labels(emit.label or "unknown").inc()
         # States after the outputs they record: a kill in between more likely loses the
         # state too (the input is read again and decided again, same ids) than leaves a
         # state that says "decided" over outputs that never left.
         changelog = cells.changelog_topic.get_topic_name()
+        stored = []
         for partition, key, value in store.write(batch.changed):
-            watch_sent(await app.producer.send(changelog, key, value, partition, None, None))
+            out.add(changelog, partition, key, value)
+            stored.append(key)
+        for sent in await out.send():
+            watch_sent(sent)
+        for key in stored:
             timer.stored(key)
+        for topic, n in counts.items():
+            metrics.records_out.labels("detect", topic).inc(n)
 
     @app.agent(channel, name="detect")
     async def detect(stream: faust.StreamT) -> None:

@@ -154,5 +154,26 @@ async def create_topic(kafka: kafka_clients.KafkaTarget, name: str, partitions: 
         await admin.close()
 
 
+async def drop_topics(kafka: kafka_clients.KafkaTarget, prefix: str,
+                      keep: Sequence[str] = ()) -> None:
+    """Delete a finished run's topics (names starting with ``prefix``, but ``keep``), so the
+    next run meets the broker as this one did: the embedded broker rewrites its one data file,
+    with everything it stores, about once a second while records arrive, so each run would
+    pay for every earlier run's data (a run after 100 MB of earlier phases: its broker CPU
+    doubled). Best effort: a broker that refuses leaves them (one line says so)."""
+    from aiokafka.errors import KafkaError
+
+    admin = kafka_clients.admin(kafka)
+    await admin.start()
+    try:
+        names = [t for t in await admin.list_topics() if t.startswith(prefix) and t not in keep]
+        if names:
+            await admin.delete_topics(names)
+    except KafkaError as exc:
+        print(f"  (could not delete the finished run's topics: {type(exc).__name__})", flush=True)
+    finally:
+        await admin.close()
+
+
 def bench_topics(tag: str) -> TopicSettings:
     return TopicSettings(**{k: f"bench{tag}.{v}" for k, v in TopicSettings().model_dump().items()})

@@ -20,6 +20,7 @@ from tools.bench.detect import (
     BenchResult,
     bench_topics,
     create_topic,
+    drop_topics,
     passthrough,
     run_worker_until,
     synthetic_answers,
@@ -42,6 +43,21 @@ def _fresh(settings: Settings, input_partitions: int) -> Settings:
 
 def _sink(s: Settings, name: str) -> str:
     return s.topics.agent_answers.split(".", 1)[0] + "." + name
+
+
+def _drop(s: Settings, *, keep: tuple[str, ...] = ()) -> None:
+    """Drop what the runs on ``s`` wrote but ``keep``: each run meets the same broker."""
+    asyncio.run(drop_topics(s.kafka, s.topics.agent_answers.split(".", 1)[0], keep))
+
+
+def _after_detect(s: Settings) -> None:
+    """Keep the backlog (the next run of the pair reads it) and the forward agent's sink."""
+    _drop(s, keep=(s.topics.agent_answers, _sink(s, "forward")))
+
+
+def _after_forward(s: Settings) -> None:
+    """Keep the backlog and the ticks topic the detect worker of the pair needs."""
+    asyncio.run(drop_topics(s.kafka, _sink(s, "forward")))
 
 
 def _show(label: str, r: BenchResult) -> BenchResult:
@@ -68,9 +84,12 @@ def _pair(settings: Settings, input_partitions: int, records: list[tuple[bytes, 
     for name in ("detect", "forward") if detect_first else ("forward", "detect"):
         if name == "forward":
             runs[name] = _show("Faust forward-only agent", _forward(s, n, timeout, None))
+            _after_forward(s)
         else:
             runs[name] = _show("detect worker", run_worker_until(s, n, s.topics.cell_outcomes,
                                                                  timeout))
+            _after_detect(s)
+    _drop(s)
     return runs["forward"], runs["detect"]
 
 
@@ -89,8 +108,11 @@ def detect_runs(settings: Settings, events: int, timeout: float, *, input_partit
     asyncio.run(send_all(bs, s.topics.agent_answers, records))
     base = _show("raw passthrough (aiokafka)", asyncio.run(
         passthrough(s, s.topics.agent_answers, _sink(s, "passthrough"), n)))
+    asyncio.run(drop_topics(bs, _sink(s, "passthrough")))
     floor = _show("Faust forward-only agent", _forward(s, n, timeout, None))
+    _after_forward(s)
     det = _show("detect worker", run_worker_until(s, n, s.topics.cell_outcomes, timeout))
+    _drop(s)
     pairs = [(floor, det)]
     for i in range(1, rounds):
         print(f"round {i + 1} of {rounds} (fresh backlog, "
