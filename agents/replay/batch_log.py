@@ -32,8 +32,8 @@ async def record(settings: Settings, group: str, input_topic: str, version: str,
                         submitted_at=datetime.now(UTC))
     # the topic exists: the replay's start made sure of its role's topics (replay-judge)
     producer = kafka_clients.producer(settings.kafka, acks="all", enable_idempotence=True)
-    await producer.start()
     try:
+        await producer.start()
         await producer.send_and_wait(settings.topics.replay_batches, key=group.encode(),
                                      value=batch.model_dump_json().encode())
     finally:
