@@ -11,8 +11,8 @@ from typing import Any
 from agents.replay.plan import parse_offsets, parse_since
 from agents.settings import Settings
 from streams.errors import StreamsError
-from streams.kafka_access import KafkaAccessError
 from streams.exit_codes import CommandError, ExitCode
+from streams.kafka_access import KafkaAccessError
 
 _DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "
          "(the version follows the prompt, skill, model and its parameters; see README "

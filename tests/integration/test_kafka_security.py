@@ -355,6 +355,21 @@ def test_kafka_check_names_what_is_missing(kafka: ApacheKafka, tmp_path: Path) -
     assert len(missing) == 1 and removed.name in missing[0] and "Write" in missing[0], rows
 
 
+def test_kafka_check_says_an_existing_topic_cannot_be_described(kafka: ApacheKafka,
+                                                               tmp_path: Path) -> None:
+    """The tick topic exists but the principal holds no ACL on it: Kafka hides whether it
+    exists, so the check says it cannot be described, not "not created yet"."""
+    principal, s, _ = as_role(kafka, tmp_path, "detect", "mtls", "hidden")  # ticks too
+    ticks = s.topics.detect_ticks
+    with granted(kafka, principal, [a for a in role_acls("detect", s) if a.name != ticks]):
+        proc, _ = run_cli(s, "kafka", "check", "--role", "detect")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rows = [r for r in proc.stdout.splitlines() if ticks in r]
+    assert len(rows) == 3 and all("MISSING" in r and "cannot be described" in r
+                                  for r in rows), rows
+    assert not [r for r in rows if "not created yet" in r], rows
+
+
 def test_an_acl_removed_while_the_judge_runs_stops_it_in_one_line(kafka: ApacheKafka,
                                                                  tmp_path: Path) -> None:
     principal, s, admin = as_role(kafka, tmp_path, "judge", "mtls", "running")
