@@ -11,7 +11,7 @@ import yaml
 from cli.kafka_acls_commands import kafka_acls_commands
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_acls import ROLES, role_acls, strimzi_acls
-from streams.kafka_check import check
+from streams.kafka_check import check, shown_name
 from streams.settings import Settings
 
 
@@ -19,7 +19,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser("kafka", help="Kafka access: check the principal's ACLs, list the "
                        "ACLs each role needs", description="Least-privilege helpers. Roles: "
                        + ", ".join(ROLES) + " (reader: tail, compare, a read-only dashboard; "
-                       "reviewer: the dashboard that saves reviewers' decisions).")
+                       "reviewer: the dashboard that saves reviewers' decisions; replay-judge, "
+                       "replay-debrief, replay-dlq: `judgeflow replay`; producer: `judgeflow "
+                       "produce`). A name ending in * is a prefix (prefixed ACL).")
     ksub = p.add_subparsers(dest="kafka_command", metavar="SUBCOMMAND", required=True)
     c = ksub.add_parser("check", help="what the configured principal can and cannot do on "
                         "the topics and groups a role needs",
@@ -94,5 +96,5 @@ def run_acls(args: argparse.Namespace, settings: Settings) -> int:
         return ExitCode.OK
     for role in roles:
         for a in role_acls(role, settings):
-            print(f"{role:<9} {a.resource:<5} {a.name:<44} {a.operation:<9} {a.why}")
+            print(f"{role:<14} {a.resource:<5} {shown_name(a):<44} {a.operation:<9} {a.why}")
     return ExitCode.OK

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from schemas.errors import describe
 from schemas.registry import CONTRACTS, TopicContract
 from streams.exit_codes import CommandError, ExitCode
+from streams.kafka_acls import produce_acls
 from streams.settings import Settings
 from streams.topics import ensure_topics, send_all
 
@@ -73,8 +74,10 @@ def validate(lines: list[bytes], contract: TopicContract | None) -> tuple[list[R
 
 
 async def send(settings: Settings, topic: str, records: list[Record]) -> int:
-    """Create TOPIC if needed and send already-validated records; returns how many."""
-    await ensure_topics(settings, extra=[topic])
+    """Check Write on TOPIC, create it if needed (where the principal may) and send
+    already-validated records; returns how many. Only TOPIC: the producer role writes
+    the topics it feeds and nothing else."""
+    await ensure_topics(settings, role="producer", acls=produce_acls(topic))
     await send_all(settings.kafka, topic, records)
     return len(records)
 

@@ -13,6 +13,7 @@ import orjson
 from cli.argtypes import positive_float, positive_int
 from streams import kafka_clients
 from streams.exit_codes import CommandError, ExitCode
+from streams.kafka_check import topic_denied
 from streams.settings import Settings
 from streams.topics import assign_all
 
@@ -55,7 +56,10 @@ async def tail(settings: Settings, topic: str, from_beginning: bool, limit: int 
     try:
         await consumer.start()
         tps = await assign_all(consumer, [topic])
-        if not tps:
+        if not tps:  # absent from the metadata: missing, or hidden from this principal
+            if await topic_denied(settings, topic):
+                raise CommandError(f"not authorized to Describe/Read topic {topic!r} (see "
+                                   "`judgeflow kafka check`)", ExitCode.FAILURE)
             raise CommandError(f"topic {topic!r} does not exist", ExitCode.FAILURE)
         if from_beginning:
             await consumer.seek_to_beginning(*tps)

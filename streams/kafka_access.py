@@ -95,8 +95,11 @@ def explain(exc: BaseException, k: KafkaSettings, where: str | None = None) -> s
         return (f"Kafka{at} denies this principal Read on consumer group {arg or '(unnamed)'}:"
                 " grant the ACLs `judgeflow kafka check` lists as missing")
     if isinstance(exc, kerr.ClusterAuthorizationFailedError):
-        return (f"Kafka{at} denies this principal a cluster operation (e.g. IdempotentWrite): "
-                "grant the ACLs `judgeflow kafka check` lists as missing")
+        # in practice InitProducerId of an idempotent producer: since Kafka 3.0 (KIP-679)
+        # Write on any topic grants IdempotentWrite, so the principal may write no topic
+        return (f"Kafka{at} refused this principal a producer id (IdempotentWrite): it has "
+                "Write on no topic; grant Write on the topic(s) it sends to (`judgeflow kafka "
+                "check` lists them)")
     if isinstance(exc, kerr.TransactionalIdAuthorizationFailed):
         return f"Kafka{at} denies this principal its transactional id {arg}"
     return f"Kafka error{at}: {type(exc).__name__}: {exc}"

@@ -2,7 +2,10 @@
 
 One principal per role. A worker reads its inputs (Read, and Read on its consumer group),
 writes its outputs and dead-letter topics (Write), and owns its internal and changelog topics;
-only the detector creates topics (its internal ones). Describe is never listed: Kafka's Read
+only the detector creates topics (its internal ones). The CLI commands that read or write
+topics run as roles of their own: ``replay-judge``, ``replay-debrief`` and ``replay-dlq``
+(their consumer groups by name prefix: one group per prompt version, per DLQ and type) and
+``producer`` (``judgeflow produce``). Describe is never listed: Kafka's Read
 and Write imply it (a test showed an explicit Describe ACL changes nothing). The shared topics
 are created by the operator (``deploy/k8s/strimzi/topics.yaml``) or, on a cluster without an
 authorizer, by judgeflow itself. ``judgeflow kafka check`` checks a principal against this
@@ -19,10 +22,17 @@ from typing import Literal
 from streams.settings import Settings
 
 Resource = Literal["topic", "group"]
+Pattern = Literal["literal", "prefixed"]
 #: Kafka ACL operation names, with the bit each has in a broker's "authorized operations".
 OPERATION_BITS = {"Read": 3, "Write": 4, "Create": 5, "Describe": 8}
-#: The roles, each a principal: the four workers and the read-only CLI/dashboard user.
-ROLES = ("detect", "judge", "debrief", "calibrate", "reader", "reviewer")
+#: The roles, each a principal: the four workers, the read-only CLI/dashboard user, the
+#: dashboard that saves decisions, and the CLI commands that read and write topics.
+ROLES = ("detect", "judge", "debrief", "calibrate", "reader", "reviewer", "replay-judge",
+         "replay-debrief", "replay-dlq", "producer")
+WORKERS = ("detect", "judge", "debrief", "calibrate")
+#: Consumer-group name prefixes of the replays (see agents.replay.plan and .dlq).
+REPLAY_GROUP = "judgeflow-replay.{worker}."
+REPLAY_DLQ_GROUP = "judgeflow-replay-dlq.{topic}."
 
 
 @dataclass(frozen=True)
@@ -31,6 +41,8 @@ class Acl:
     name: str
     operation: str
     why: str
+    #: "prefixed": every resource whose name starts with ``name`` (a family of groups)
+    pattern: Pattern = "literal"
 
 
 def _topic(name: str, ops: Iterable[str], why: str) -> list[Acl]:
@@ -86,6 +98,12 @@ def role_acls(role: str, settings: Settings) -> list[Acl]:
                 + _reads([t.calibration, t.dlq(t.adjudications)], "already published")
                 + _writes([t.calibration], "output")
                 + _writes([t.dlq(t.adjudications)], "dead letters"))
+    elif role in ("replay-judge", "replay-debrief"):
+        acls = _replay_acls(role.removeprefix("replay-"), settings)
+    elif role == "replay-dlq":  # any of the four dead-letter topics, back to its source
+        acls = [a for source in _dlq_sources(settings) for a in dlq_acls(settings, t.dlq(source))]
+    elif role == "producer":  # `judgeflow produce`: what outside systems feed judgeflow
+        acls = produce_acls(t.agent_answers) + produce_acls(t.debrief_requests)
     elif role in ("reader", "reviewer"):  # tail, compare, the dashboard: group-less
         acls = _reads([t.cell_outcomes, t.judge_jobs, t.judge_results, t.case_evaluations,
                        t.calibration, t.adjudications], "read by the CLI and the dashboard")
@@ -93,17 +111,62 @@ def role_acls(role: str, settings: Settings) -> list[Acl]:
             acls += _writes([t.adjudications], "reviewers' decisions (the review page)")
     else:
         raise ValueError(f"unknown role {role!r}; one of {', '.join(ROLES)}")
+    return _unique(acls)
+
+
+def _unique(acls: list[Acl]) -> list[Acl]:
     unique: dict[tuple[str, str, str], Acl] = {}
     for a in acls:
         unique.setdefault((a.resource, a.name, a.operation), a)
     return list(unique.values())
 
 
+def _replay_acls(worker: str, settings: Settings) -> list[Acl]:
+    """``judgeflow replay judge|debrief``: the worker's inputs, ledger, outputs, dead letters
+    and journal under the replay's own groups (one per prompt version: a prefix)."""
+    worker_acls = role_acls(worker, settings)
+    own = [a for a in worker_acls if a.resource == "topic"]
+    if worker == "judge":  # --batch: the Message Batches it submitted, kept on a topic
+        batches = settings.topics.replay_batches
+        own += (_reads([batches], "--batch: batches submitted")
+                + _writes([batches], "--batch: batches submitted"))
+    group = Acl("group", REPLAY_GROUP.format(worker=worker), "Read",
+                "replay consumer groups (one per prompt version)", "prefixed")
+    return _unique([*own, group])
+
+
+def _dlq_sources(settings: Settings) -> list[str]:
+    t = settings.topics
+    return [t.agent_answers, t.judge_jobs, t.debrief_requests, t.adjudications]
+
+
+def dlq_acls(settings: Settings, dlq_topic: str) -> list[Acl]:
+    """``judgeflow replay dlq DLQ``: read the dead letters, write them back to their source
+    topic, and the run's groups (one per ``--type``; a typed run also reads the "all"
+    group's offsets, so the prefix covers them all)."""
+    source = dlq_topic.removesuffix(".dlq")
+    return [Acl("topic", dlq_topic, "Read", "dead letters to re-drive"),
+            Acl("topic", source, "Write", "re-driven to their source topic"),
+            Acl("group", REPLAY_DLQ_GROUP.format(topic=dlq_topic), "Read",
+                "re-drive progress (a group per --type, and the \"all\" group)", "prefixed")]
+
+
+def produce_acls(topic: str) -> list[Acl]:
+    """``judgeflow produce TOPIC``: Write on that topic (an idempotent producer needs no
+    more: since Kafka 3.0 Write on a topic implies IdempotentWrite)."""
+    return [Acl("topic", topic, "Write", "records sent by `judgeflow produce`")]
+
+
+def topics_of(acls: Iterable[Acl], settings: Settings) -> list[str]:
+    """The topics ``acls`` name that judgeflow makes sure exist (Faust's own excluded)."""
+    faust = set(faust_internal_topics(settings))
+    return list(dict.fromkeys(a.name for a in acls
+                              if a.resource == "topic" and a.name not in faust))
+
+
 def role_topics(role: str, settings: Settings) -> list[str]:
     """The topics ``role`` touches that judgeflow makes sure exist (Faust's own excluded)."""
-    faust = set(faust_internal_topics(settings))
-    return list(dict.fromkeys(a.name for a in role_acls(role, settings)
-                              if a.resource == "topic" and a.name not in faust))
+    return topics_of(role_acls(role, settings), settings)
 
 
 def creates(role: str, settings: Settings) -> set[str]:
@@ -112,8 +175,9 @@ def creates(role: str, settings: Settings) -> set[str]:
 
 def strimzi_acls(role: str, settings: Settings) -> list[dict[str, object]]:
     """``spec.authorization.acls`` of a Strimzi ``KafkaUser`` (type simple) for ``role``."""
-    by_resource: dict[tuple[str, str], list[str]] = {}
+    by_resource: dict[tuple[str, str, str], list[str]] = {}
     for a in role_acls(role, settings):
-        by_resource.setdefault((a.resource, a.name), []).append(a.operation)
-    return [{"resource": {"type": kind, "name": name, "patternType": "literal"},
-             "operations": ops, "host": "*"} for (kind, name), ops in by_resource.items()]
+        by_resource.setdefault((a.resource, a.name, a.pattern), []).append(a.operation)
+    return [{"resource": {"type": kind, "name": name, "patternType": pattern},
+             "operations": ops, "host": "*"}
+            for (kind, name, pattern), ops in by_resource.items()]

@@ -20,7 +20,7 @@ from aiokafka.protocol.types import Array, Boolean, Bytes, Int16, Int32, Schema,
 
 from streams import kafka_clients
 from streams.kafka_access import KafkaAccessError
-from streams.kafka_acls import OPERATION_BITS, Acl, role_acls
+from streams.kafka_acls import OPERATION_BITS, WORKERS, Acl, role_acls
 from streams.settings import Settings
 
 State = Literal["ok", "MISSING", "unknown"]
@@ -105,7 +105,13 @@ class Finding:
     def line(self, role: str) -> str:
         a = self.acl
         note = f"  ({self.note})" if self.note else ""
-        return f"{role:<9} {a.resource:<5} {a.name:<44} {a.operation:<9} {self.state}{note}"
+        return (f"{role:<14} {a.resource:<5} {shown_name(a):<44} {a.operation:<9} "
+                f"{self.state}{note}")
+
+
+def shown_name(a: Acl) -> str:
+    """The resource name as the tables show it: a prefixed ACL with a trailing ``*``."""
+    return a.name + "*" if a.pattern == "prefixed" else a.name
 
 
 def _allowed(ops: int, operation: str) -> State:
@@ -114,9 +120,11 @@ def _allowed(ops: int, operation: str) -> State:
     return "ok" if ops & (1 << OPERATION_BITS[operation]) else "MISSING"
 
 
-async def check(settings: Settings, role: str) -> list[Finding]:
-    """One finding per ACL ``role`` needs (see :mod:`streams.kafka_acls`)."""
-    acls = role_acls(role, settings)
+async def check(settings: Settings, role: str, acls: list[Acl] | None = None
+                ) -> list[Finding]:
+    """One finding per ACL ``role`` needs (see :mod:`streams.kafka_acls`), or per ACL of
+    ``acls`` (what one command of the role needs)."""
+    acls = role_acls(role, settings) if acls is None else acls
     broker = await kafka_clients.connect(settings.kafka)
     if broker.embedded is not None:
         return [Finding(a, "ok", f"{broker.embedded} has no authorizer") for a in acls]
@@ -131,20 +139,36 @@ async def check(settings: Settings, role: str) -> list[Finding]:
                                              if e in (_UNKNOWN_TOPIC, _TOPIC_DENIED)
                                              and n in {a.name for a in acls
                                                        if a.operation == "Create"}], settings)
-        groups = {a.name: await _group_ops(admin, a.name) for a in acls if a.resource == "group"}
+        groups = {a.name: await _group_ops(admin, group_probe(a))
+                  for a in acls if a.resource == "group"}
     finally:
         await admin.close()
     return [_topic_finding(a, by_topic, creatable) if a.resource == "topic"
             else _group_finding(a, groups[a.name]) for a in acls]
 
 
-def _topic_finding(a: Acl, by_topic: dict[str, tuple[int, int]], creatable: set[str]
+def group_probe(a: Acl) -> str:
+    """The group asked about for ``a``: a prefixed ACL by one name under its prefix."""
+    return a.name + "kafka-check" if a.pattern == "prefixed" else a.name
+
+
+#: what a validate-only CreateTopics said of a topic the Metadata did not describe
+_CREATED_OK, _EXISTS = 0, 36
+_HIDDEN = "cannot be described (no Describe ACL: Read or Write grant it)"
+
+
+def _topic_finding(a: Acl, by_topic: dict[str, tuple[int, int]], creatable: dict[str, int]
                    ) -> Finding:
     error, ops = by_topic.get(a.name, (_TOPIC_DENIED, 0))
     if a.operation == "Create" and error in (_TOPIC_DENIED, _UNKNOWN_TOPIC):
-        return Finding(a, "ok" if a.name in creatable else "MISSING", "topic not created yet")
+        code = creatable.get(a.name, _TOPIC_DENIED)
+        if code == _EXISTS:  # Create granted (checked first), the topic is there
+            return Finding(a, "ok", f"exists but {_HIDDEN}")
+        if error == _TOPIC_DENIED and code != _CREATED_OK:
+            return Finding(a, "MISSING", _HIDDEN)  # Kafka hides whether it exists
+        return Finding(a, "ok" if code == _CREATED_OK else "MISSING", "topic not created yet")
     if error == _TOPIC_DENIED:
-        return Finding(a, "MISSING", "not even Describe")
+        return Finding(a, "MISSING", _HIDDEN)
     if error == _UNKNOWN_TOPIC:
         if a.operation == "Describe":
             return Finding(a, "ok", "topic does not exist yet")
@@ -152,6 +176,20 @@ def _topic_finding(a: Acl, by_topic: dict[str, tuple[int, int]], creatable: set[
     if error != 0:
         return Finding(a, "unknown", f"broker error {error}")
     return Finding(a, _allowed(ops, a.operation))
+
+
+async def topic_denied(settings: Settings, topic: str) -> bool:
+    """Whether the broker refuses to describe ``topic`` to this principal (error 29: no
+    Describe, so no Read or Write either; Kafka then hides whether the topic exists)."""
+    if (await kafka_clients.connect(settings.kafka)).embedded is not None:
+        return False  # no authorizer
+    admin = kafka_clients.admin(settings.kafka)
+    try:
+        await admin.start()
+        meta = await admin._send_request(_Metadata([topic]))
+    finally:
+        await admin.close()
+    return any(t[1] == topic and t[0] == _TOPIC_DENIED for t in meta.topics)
 
 
 def _group_finding(a: Acl, found: tuple[int, int]) -> Finding:
@@ -163,13 +201,14 @@ def _group_finding(a: Acl, found: tuple[int, int]) -> Finding:
     return Finding(a, _allowed(ops, a.operation))
 
 
-async def _creatable(admin: Any, names: list[str], settings: Settings) -> set[str]:
+async def _creatable(admin: Any, names: list[str], settings: Settings) -> dict[str, int]:
+    """topic -> the error code a validate-only CreateTopics gives it (0: may create it)."""
     if not names:
-        return set()
+        return {}
     new = [NewTopic(name=n, num_partitions=settings.kafka.partitions,
                     replication_factor=settings.kafka.replication_factor) for n in names]
     response = await admin.create_topics(new, validate_only=True)
-    return {topic for topic, code, *_ in response.topic_errors if code == 0}
+    return {topic: code for topic, code, *_ in response.topic_errors}
 
 
 async def _group_ops(admin: Any, group: str) -> tuple[int, int]:
@@ -191,12 +230,17 @@ async def _group_ops(admin: Any, group: str) -> tuple[int, int]:
     return _COORDINATOR_NOT_READY[0], NOT_REPORTED
 
 
-async def require(settings: Settings, role: str) -> None:
-    """Stop a worker at start, in one line, when its principal lacks an ACL it needs."""
-    missing = [f for f in await check(settings, role) if f.state == "MISSING"]
+def _named(a: Acl) -> str:
+    return f"{a.operation} on {a.resource} {shown_name(a)}"
+
+
+async def require(settings: Settings, role: str, acls: list[Acl] | None = None) -> None:
+    """Stop a worker or command at start, in one line, when its principal lacks an ACL it
+    needs (every ACL of ``role``, or ``acls``: what this command of the role needs)."""
+    missing = [f for f in await check(settings, role, acls) if f.state == "MISSING"]
     if missing:
-        shown = ", ".join(f"{f.acl.operation} on {f.acl.resource} {f.acl.name}"
-                          for f in missing[:3])
+        shown = ", ".join(_named(f.acl) for f in missing[:3])
         more = f" and {len(missing) - 3} more" if len(missing) > 3 else ""
-        raise KafkaAccessError(f"the {role} worker's principal lacks {len(missing)} ACL(s): "
+        who = "worker" if role in WORKERS else "command"
+        raise KafkaAccessError(f"the {role} {who}'s principal lacks {len(missing)} ACL(s): "
                                f"{shown}{more} (see `judgeflow kafka check --role {role}`)")

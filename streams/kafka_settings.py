@@ -144,8 +144,34 @@ def security_problem(k: KafkaSettings) -> str | None:
         return f"{_env('ssl_key_password')} is set without {_env('ssl_certfile')} (the " \
                "password decrypts the mutual-TLS client key)"
     for field, path in _paths(k).items():
-        if path is not None and not path.is_file():
-            return f"{_env(field)}: no readable file at {path}"
+        problem = _file_problem(field, path)
+        if problem:
+            return problem
+    if k.sasl_password is not None and not k.sasl_password.get_secret_value():
+        return f"{_env('sasl_password')} is empty"
+    return None
+
+
+#: Files whose content is a secret (or a credential): an empty one is refused at start, and
+#: the path is never echoed (a value pasted into the variable by mistake is the secret).
+SECRET_FILES = ("sasl_username_file", "sasl_password_file", "sasl_oauth_token_file")
+
+
+def _file_problem(field: str, path: Path | None) -> str | None:
+    if path is None:
+        return None
+    secret = field in SECRET_FILES
+    where = "the path given" if secret else str(path)
+    if not path.is_file():
+        return f"{_env(field)}: no readable file at {where}"
+    if not secret:
+        return None
+    try:
+        value = read_secret_file(path)
+    except (OSError, UnicodeDecodeError):
+        return f"{_env(field)}: no readable file at {where}"
+    if not value.strip():
+        return f"{_env(field)}: the file is empty (a secret not mounted yet?)"
     return None
 
 

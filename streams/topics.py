@@ -19,7 +19,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 
 from streams import kafka_clients
 from streams.kafka_access import KafkaAccessError
-from streams.kafka_acls import role_topics
+from streams.kafka_acls import Acl, role_acls, topics_of
 from streams.kafka_check import require
 from streams.kafka_clients import KafkaTarget
 from streams.settings import Settings
@@ -52,14 +52,17 @@ async def partition_counts(admin: AIOKafkaAdminClient, topics: Iterable[str]) ->
 
 
 async def ensure_topics(settings: Settings, extra: Iterable[str] = (),
-                        role: str | None = None) -> dict[str, int]:
+                        role: str | None = None, acls: list[Acl] | None = None
+                        ) -> dict[str, int]:
     """Create missing topics; return the partition count of every judgeflow topic. With a
-    ``role`` (a worker's start): first stop in one line if its principal lacks an ACL the
-    role needs (:mod:`streams.kafka_check`), then only the topics that role touches."""
+    ``role`` (a worker's or a command's start): first stop in one line if its principal
+    lacks an ACL the role needs (:mod:`streams.kafka_check`; ``acls``: only these, what one
+    command of the role needs), then only the topics those ACLs name."""
     if role is not None:
-        await require(settings, role)
+        acls = role_acls(role, settings) if acls is None else acls
+        await require(settings, role, acls)
     ticks = settings.topics.detect_ticks
-    wanted = all_topics(settings) if role is None else role_topics(role, settings)
+    wanted = all_topics(settings) if acls is None else topics_of(acls, settings)
     with_ticks = role in (None, "detect")
     admin = kafka_clients.admin(settings.kafka)
     await admin.start()

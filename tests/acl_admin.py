@@ -13,7 +13,8 @@ from streams import kafka_clients
 from streams.kafka_acls import OPERATION_BITS, Acl
 
 RESOURCE_TYPES = {"topic": 2, "group": 3}
-LITERAL, ALLOW = 3, 3
+PATTERNS = {"literal": 3, "prefixed": 4}
+ALLOW = 3
 
 
 async def _send(bootstrap: str, requests: list[object]) -> None:
@@ -32,7 +33,7 @@ async def _send(bootstrap: str, requests: list[object]) -> None:
 
 
 def _args(principal: str, a: Acl) -> tuple[int, str, int, str, str, int, int]:
-    return (RESOURCE_TYPES[a.resource], a.name, LITERAL, principal, "*",
+    return (RESOURCE_TYPES[a.resource], a.name, PATTERNS[a.pattern], principal, "*",
             OPERATION_BITS[a.operation], ALLOW)
 
 

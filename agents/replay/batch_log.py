@@ -9,7 +9,7 @@ from pydantic import ValidationError
 from schemas.replay import ReplayBatch
 from streams import kafka_clients
 from streams.settings import Settings
-from streams.topics import ensure_topics, read_to_end
+from streams.topics import read_to_end
 
 
 async def recorded(settings: Settings, group: str, input_topic: str) -> list[ReplayBatch]:
@@ -30,10 +30,10 @@ async def record(settings: Settings, group: str, input_topic: str, version: str,
     batch = ReplayBatch(group=group, input_topic=input_topic, prompt_version=version,
                         batch_id=batch_id, custom_ids=tuple(custom_ids),
                         submitted_at=datetime.now(UTC))
-    await ensure_topics(settings, [settings.topics.replay_batches])
+    # the topic exists: the replay's start made sure of its role's topics (replay-judge)
     producer = kafka_clients.producer(settings.kafka, acks="all", enable_idempotence=True)
-    await producer.start()
     try:
+        await producer.start()
         await producer.send_and_wait(settings.topics.replay_batches, key=group.encode(),
                                      value=batch.model_dump_json().encode())
     finally:

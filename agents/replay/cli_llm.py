@@ -12,6 +12,7 @@ from agents.replay.plan import parse_offsets, parse_since
 from agents.settings import Settings
 from streams.errors import StreamsError
 from streams.exit_codes import CommandError, ExitCode
+from streams.kafka_access import KafkaAccessError
 
 _DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "
          "(the version follows the prompt, skill, model and its parameters; see README "
@@ -133,6 +134,8 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
             out = asyncio.run(replay(
                 settings, opts, progress=console.wrap(progress_line) if tty else None,
                 counting=console.wrap(counting_line) if tty else None))
+    except KafkaAccessError:  # an ACL or a login: exit 1, as a worker refused would
+        raise
     except (AgentsError, StreamsError) as exc:  # a model, a range, a topic: fix and rerun
         raise CommandError(str(exc)) from None
     finally:

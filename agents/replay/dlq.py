@@ -25,6 +25,8 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from streams import kafka_clients
 from streams.errors import StreamsError
+from streams.kafka_acls import dlq_acls
+from streams.kafka_check import require
 from streams.settings import Settings
 from streams.topics import assign_all
 
@@ -79,42 +81,53 @@ class Replayer:
 
     async def run(self, progress: Progress | None = None) -> Tally:
         k = self.s.kafka
+        # its ACLs first (a dry run sends nothing: no Write), each missing one named
+        needed = [a for a in dlq_acls(self.s, self.topic)
+                  if not (self.dry_run and a.operation == "Write")]
+        await require(self.s, "replay-dlq", needed)
         await kafka_clients.join_group(k, group_for(self.topic, self.type))
         consumer = kafka_clients.consumer(k, enable_auto_commit=False,
                                           group_id=group_for(self.topic, self.type),
                                           auto_offset_reset="earliest")
-        producer = kafka_clients.producer(k, acks="all", enable_idempotence=True)
+        # a dry run has no producer: an idempotent one would ask for a producer id
+        producer = None if self.dry_run else kafka_clients.producer(
+            k, acks="all", enable_idempotence=True)
         self._admin = kafka_clients.admin(k)
-        await consumer.start()
-        await producer.start()
-        await self._admin.start()
-        try:
-            tps = await assign_all(consumer, [self.topic])
-            if not tps:
-                raise StreamsError(f"topic {self.topic!r} does not exist")
-            ends = await consumer.end_offsets(tps)
-            for tp in tps:
-                start = await consumer.committed(tp)
-                if start is None:
-                    await consumer.seek_to_beginning(tp)
-                else:
-                    consumer.seek(tp, start)
-                self.tally.total += max(0, ends[tp] - await consumer.position(tp))
-            todo = {tp for tp in tps if await consumer.position(tp) < ends[tp]}
-            while todo:
-                batch = await consumer.getmany(*todo, timeout_ms=500,
-                                               max_records=self.batch_size)
-                await self._batch(consumer, producer, batch, ends)
-                if progress is not None:
-                    progress(self.tally)
-                todo = {tp for tp in todo if await consumer.position(tp) < ends[tp]}
+        try:  # every client stopped on every way out, also one whose start failed
+            await consumer.start()
+            if producer is not None:
+                await producer.start()
+            await self._admin.start()
+            await self._drain(consumer, producer, progress)
         finally:
             await self._admin.close()
-            await producer.stop()
+            if producer is not None:
+                await producer.stop()
             await consumer.stop()
         return self.tally
 
-    async def _batch(self, consumer: AIOKafkaConsumer, producer: AIOKafkaProducer,
+    async def _drain(self, consumer: AIOKafkaConsumer, producer: AIOKafkaProducer | None,
+                     progress: Progress | None) -> None:
+        tps = await assign_all(consumer, [self.topic])
+        if not tps:
+            raise StreamsError(f"topic {self.topic!r} does not exist")
+        ends = await consumer.end_offsets(tps)
+        for tp in tps:
+            start = await consumer.committed(tp)
+            if start is None:
+                await consumer.seek_to_beginning(tp)
+            else:
+                consumer.seek(tp, start)
+            self.tally.total += max(0, ends[tp] - await consumer.position(tp))
+        todo = {tp for tp in tps if await consumer.position(tp) < ends[tp]}
+        while todo:
+            batch = await consumer.getmany(*todo, timeout_ms=500, max_records=self.batch_size)
+            await self._batch(consumer, producer, batch, ends)
+            if progress is not None:
+                progress(self.tally)
+            todo = {tp for tp in todo if await consumer.position(tp) < ends[tp]}
+
+    async def _batch(self, consumer: AIOKafkaConsumer, producer: AIOKafkaProducer | None,
                      batch: dict[TopicPartition, list[Any]],
                      ends: dict[TopicPartition, int]) -> None:
         futures, commit = [], {}
@@ -134,7 +147,7 @@ class Replayer:
                     self.tally.redriven[etype] += 1
                     target = target_of(self.topic, h)
                     self.tally.targets[target] += 1
-                    if not self.dry_run:
+                    if producer is not None:  # not a dry run
                         mark = f"{self.topic}:{rec.partition}:{rec.offset}".encode()
                         futures.append(await producer.send(
                             target, key=rec.key, value=rec.value, headers=[(REPLAYED_FROM, mark)]))

@@ -75,8 +75,8 @@ async def plan(settings: Settings, topic: str, group: str, *, since: datetime | 
     committed for ``group`` so the consumer group begins exactly there."""
     consumer = kafka_clients.consumer(settings.kafka, group_id=group, enable_auto_commit=False,
                                       auto_offset_reset="earliest")
-    await consumer.start()
-    try:
+    try:  # stopped also when its start failed (a refused group): no client left open
+        await consumer.start()
         tps = await assign_all(consumer, [topic])
         if not tps:
             raise StreamsError(f"topic {topic!r} does not exist")
@@ -112,8 +112,8 @@ async def read_range(settings: Settings, p: Plan, on_record: Callable[[Any], Awa
     if not todo:  # nothing to read: no consumer (one stopped right after its start
         return    # raises CancelledError out of aiokafka's coordinator close)
     consumer = kafka_clients.consumer(settings.kafka, group_id=None, enable_auto_commit=False)
-    await consumer.start()
     try:
+        await consumer.start()
         consumer.assign(list(p.ends))
         for tp in todo:
             consumer.seek(tp, p.starts[tp])

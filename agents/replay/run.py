@@ -33,6 +33,7 @@ from agents.replay.targets import (
 from agents.settings import Settings
 from streams.errors import BadRecord
 from streams.journal import Journal, open_journal
+from streams.kafka_acls import role_acls
 from streams.metrics import Metrics
 from streams.topics import ensure_topics
 
@@ -129,7 +130,7 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
         if opts.batch and facts is not None and not facts.batch:
             raise AgentsError(f"--batch: the Models API says {provider.model} does not "
                               "support the Message Batches API; replay without --batch")
-        await ensure_topics(settings)
+        await ensure_replay_topics(settings, opts)
         preset = PresetProvider(provider) if opts.batch and not opts.dry_run else None
         # paid answers kept until published: a killed replay re-pays nothing (live runs only)
         live = not (opts.dry_run or opts.batch or is_offline(provider))
@@ -175,6 +176,15 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
         close = getattr(provider, "aclose", None)
         if close is not None:
             await close()
+
+
+async def ensure_replay_topics(settings: Settings, opts: Options) -> None:
+    """The topics of the replay's own role (``replay-judge``/``replay-debrief``) after the
+    check of its ACLs: a dry run writes nothing, so it needs none of the Write ACLs."""
+    role = f"replay-{opts.worker}"
+    needed = [a for a in role_acls(role, settings)
+              if not (opts.dry_run and a.operation == "Write")]
+    await ensure_topics(settings, role=role, acls=needed)
 
 
 def progress_line(t: Tally) -> None:

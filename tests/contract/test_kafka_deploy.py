@@ -14,6 +14,7 @@ import yaml
 
 from cli.kafka import kafka_users, user_name
 from streams.kafka_acls import ROLES, faust_internal_topics, role_acls, role_topics
+from streams.kafka_check import shown_name
 from streams.settings import Settings
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -99,5 +100,5 @@ def test_the_security_doc_lists_every_acl() -> None:
     s = Settings()
     for role in ROLES:
         for a in role_acls(role, s):
-            row = f"| {role} | {a.resource} `{a.name}` | {a.operation} |"
+            row = f"| {role} | {a.resource} `{shown_name(a)}` | {a.operation} |"
             assert row in text, f"docs/security.md lacks the row {row}"

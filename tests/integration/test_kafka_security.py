@@ -20,13 +20,17 @@ import orjson
 import pytest
 
 from agents.debrief.sampledata import REQUESTS_FILE
-from streams.kafka_acls import Acl, role_acls
+from schemas.dlq import dead_letter_headers
+from streams import kafka_clients
+from streams.kafka_acls import Acl, dlq_acls, faust_internal_topics, role_acls
+from streams.kafka_check import shown_name
 from streams.kafka_security import librdkafka_properties
 from streams.settings import Settings
 from streams.topics import ensure_topics
 from tests.acl_admin import grant, revoke
 from tests.helpers import collect, produce, settings_env, worker
 from tests.helpers import test_settings as make_settings
+from tests.integration.sample import load_sample
 from tests.kafka import apache_kafka_or_skip
 from tests.unit.agents.calibrate import scenario as sc
 from tests.unit.agents.judge.fixtures import disagreement, write_charts, write_skill
@@ -68,11 +72,14 @@ def as_admin(s: Settings, k: ApacheKafka) -> Settings:
         "ssl_cafile": None, "ssl_certfile": None, "ssl_keyfile": None})})
 
 
-def role_settings(k: ApacheKafka, tmp_path: Path, security: dict[str, Any]) -> Settings:
+def role_settings(k: ApacheKafka, tmp_path: Path, security: dict[str, Any],
+                  role: str = "") -> Settings:
+    """The role's settings; the detector keeps the sample's skill (its answers are for it)."""
     data = tmp_path / "data"
     data.mkdir(exist_ok=True)
-    return make_settings(k.bootstrap, kafka=security, skill_dir=write_skill(data),
-                         charts_dir=write_charts(data), settle_seconds=1.0)
+    skill = {} if role == "detect" else {"skill_dir": write_skill(data)}
+    return make_settings(k.bootstrap, kafka=security, charts_dir=write_charts(data),
+                         settle_seconds=1.0, **skill)
 
 
 def jobs(s: Settings) -> list[tuple[bytes, bytes]]:
@@ -83,6 +90,14 @@ def jobs(s: Settings) -> list[tuple[bytes, bytes]]:
 def debrief_requests() -> list[tuple[bytes, bytes]]:
     line = REQUESTS_FILE.read_bytes().splitlines()[0]
     return [(orjson.loads(line)["request_id"].encode(), line), (b"bad", b"{not json")]
+
+
+def sample_answers(cells: int = 3) -> list[tuple[bytes, bytes]]:
+    """Every agent's answers to the first ``cells`` cells of the checked-in sample (the
+    detector's default skill), and one malformed record."""
+    sample = load_sample()
+    first = list(dict.fromkeys(k.decode() for k, _ in sample.answers))[:cells]
+    return [*sample.by_cells(set(first)), (b"bad", b"{not json")]
 
 
 def _keyed(records: list[Any]) -> list[tuple[bytes, bytes]]:
@@ -99,14 +114,14 @@ async def feed(role: str, admin: Settings) -> str:
         return t.judge_results
     if role == "debrief":
         await produce(admin.kafka, t.debrief_requests, debrief_requests())
-        return t.dlq(t.debrief_requests)
+        return t.case_evaluations
     if role == "calibrate":
         await produce(admin.kafka, t.judge_results, _keyed(sc.results()))
         await produce(admin.kafka, t.adjudications, _keyed(sc.adjudications()))
         await produce(admin.kafka, t.cell_outcomes, _keyed(sc.outcomes()))
         return t.calibration
-    await produce(admin.kafka, t.agent_answers, [(b"bad", b"{not json")])
-    return t.dlq(t.agent_answers)
+    await produce(admin.kafka, t.agent_answers, sample_answers())
+    return t.cell_outcomes
 
 
 # detect over SCRAM-SHA-512, judge over mutual TLS, debrief over SCRAM-SHA-256,
@@ -130,7 +145,8 @@ def as_role(k: ApacheKafka, tmp_path: Path, role: str, how: str,
     principal, security = principal_for(k, role, how, tag)
     s = role_settings(k, tmp_path, security)
     admin = as_admin(s, k)
-    asyncio.run(ensure_topics(admin))
+    # every shared topic, as the operator creates them (deploy/k8s/strimzi/topics.yaml)
+    asyncio.run(ensure_topics(admin, extra=[admin.topics.replay_batches]))
     return principal, s, admin
 
 
@@ -158,14 +174,29 @@ def reader_with_one_record(k: ApacheKafka, tmp_path: Path, how: str, tag: str,
 @pytest.mark.parametrize(("role", "how"), CASES)
 def test_each_worker_works_as_its_own_principal_with_exactly_its_acls(
         kafka: ApacheKafka, tmp_path: Path, role: str, how: str) -> None:
+    """Valid input, so the real outputs are written (and the detector's changelog and tick
+    topic, the dead letters of the malformed record) under exactly the documented ACLs."""
     principal, security = principal_for(kafka, role, how, "ok")
-    s = role_settings(kafka, tmp_path, security)
+    s = role_settings(kafka, tmp_path, security, role)
     out_topic = asyncio.run(feed(role, as_admin(s, kafka)))
     with granted(kafka, principal, role_acls(role, s)), worker(role, s, tmp_path) as w:
         got = asyncio.run(collect(kafka.bootstrap, out_topic, until=1, timeout=90, quiet=0.5))
         assert got, f"{role} published nothing on {out_topic}:\n{w.log_text()[-3000:]}"
+        also = WRITTEN_TOO.get(role, lambda _: [])(s)
+        for topic in also:  # written by the worker itself, as its principal
+            assert asyncio.run(collect(kafka.bootstrap, topic, until=1, timeout=60, quiet=0)), \
+                f"{role} wrote nothing on {topic}:\n{w.log_text()[-3000:]}"
         assert w.alive, w.log_text()[-3000:]
         assert "Authorization" not in w.log_text()
+    print(f"{role}: {len(got)} record(s) on {out_topic}, and on {', '.join(also) or '-'}")
+
+
+#: what else a worker writes with valid input: the detector its cell table's changelog
+#: (and the malformed record's dead letter), the debrief its dead letter
+WRITTEN_TOO: dict[str, Callable[[Settings], list[str]]] = {
+    "detect": lambda s: [faust_internal_topics(s)[0], s.topics.dlq(s.topics.agent_answers)],
+    "debrief": lambda s: [s.topics.dlq(s.topics.debrief_requests)],
+}
 
 
 def run_cli(s: Settings, *args: str,
@@ -201,8 +232,9 @@ def test_the_cli_reads_as_the_reader_principal(kafka: ApacheKafka, tmp_path: Pat
         assert "MISSING" not in check.stdout
         denied, elapsed = run_cli(s, "tail", s.topics.agent_answers, "--from-beginning",
                                   "--max", "1")
-        line = one_line_error(denied)
-        assert s.topics.agent_answers in line and elapsed < FAIL_FAST_SECONDS, line
+        line = one_line_error(denied)  # the topic exists: no ACL, not "does not exist"
+        assert f"not authorized to Describe/Read topic '{s.topics.agent_answers}'" in line, line
+        assert "does not exist" not in line and elapsed < FAIL_FAST_SECONDS, line
 
 
 KCAT = shutil.which("kcat") or shutil.which("kafkacat")
@@ -323,6 +355,21 @@ def test_kafka_check_names_what_is_missing(kafka: ApacheKafka, tmp_path: Path) -
     assert len(missing) == 1 and removed.name in missing[0] and "Write" in missing[0], rows
 
 
+def test_kafka_check_says_an_existing_topic_cannot_be_described(kafka: ApacheKafka,
+                                                               tmp_path: Path) -> None:
+    """The tick topic exists but the principal holds no ACL on it: Kafka hides whether it
+    exists, so the check says it cannot be described, not "not created yet"."""
+    principal, s, _ = as_role(kafka, tmp_path, "detect", "mtls", "hidden")  # ticks too
+    ticks = s.topics.detect_ticks
+    with granted(kafka, principal, [a for a in role_acls("detect", s) if a.name != ticks]):
+        proc, _ = run_cli(s, "kafka", "check", "--role", "detect")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    rows = [r for r in proc.stdout.splitlines() if ticks in r]
+    assert len(rows) == 3 and all("MISSING" in r and "cannot be described" in r
+                                  for r in rows), rows
+    assert not [r for r in rows if "not created yet" in r], rows
+
+
 def test_an_acl_removed_while_the_judge_runs_stops_it_in_one_line(kafka: ApacheKafka,
                                                                  tmp_path: Path) -> None:
     principal, s, admin = as_role(kafka, tmp_path, "judge", "mtls", "running")
@@ -348,6 +395,119 @@ def test_an_acl_removed_while_the_judge_runs_stops_it_in_one_line(kafka: ApacheK
     assert s.topics.judge_results in lines[0], lines[0]
     assert elapsed < FAIL_FAST_SECONDS
     print(f"Write revoked while running: judge exits {code} {elapsed:.2f}s after the next job")
+
+
+# ---- the CLI's own roles: replay judge|debrief, replay dlq, produce --------------------
+
+
+def _dead_letter(s: Settings) -> list[tuple[bytes, bytes, list[tuple[str, bytes]]]]:
+    source = s.topics.agent_answers
+    return [(b"k1", b'{"re": "driven"}',
+             dead_letter_headers("schema_error", "field x: missing", source, 0, 7))]
+
+
+async def _put_dead_letter(admin: Settings) -> None:
+    producer = kafka_clients.producer(admin.kafka, acks="all")
+    await producer.start()
+    try:
+        for key, value, headers in _dead_letter(admin):
+            await producer.send_and_wait(admin.topics.dlq(admin.topics.agent_answers),
+                                         key=key, value=value, headers=headers)
+    finally:
+        await producer.stop()
+
+
+def cli_feed(role: str, admin: Settings, tmp_path: Path) -> tuple[list[str], str]:
+    """Input for the command of ``role`` (put there by the super user): its arguments and
+    the topic its output appears on."""
+    t = admin.topics
+    if role == "replay-judge":
+        asyncio.run(produce(admin.kafka, t.judge_jobs, jobs(admin)[:1]))
+        return ["replay", "judge"], t.judge_results
+    if role == "replay-debrief":
+        asyncio.run(produce(admin.kafka, t.debrief_requests, debrief_requests()[:1]))
+        return ["replay", "debrief"], t.case_evaluations
+    if role == "replay-dlq":
+        asyncio.run(_put_dead_letter(admin))
+        return ["replay", "dlq", t.dlq(t.agent_answers)], t.agent_answers
+    lines = tmp_path / "answers.jsonl"
+    lines.write_bytes(b"\n".join(v for _, v in sample_answers(1)[:-1]) + b"\n")
+    return ["produce", t.agent_answers, str(lines)], t.agent_answers
+
+
+CLI_ROLES = ["replay-judge", "replay-debrief", "replay-dlq", "producer"]
+
+
+def clean_exit(proc: subprocess.CompletedProcess[str]) -> None:
+    """No traceback, no client left open, no wrong cause."""
+    for bad in ("Traceback", "Unclosed", "cluster operation", "creating"):
+        assert bad not in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("role", CLI_ROLES)
+def test_each_cli_command_works_with_exactly_its_roles_acls(kafka: ApacheKafka,
+                                                            tmp_path: Path, role: str) -> None:
+    """The command as its own principal holding exactly ``kafka acls --role ROLE``: it
+    creates nothing (every topic exists), checks its ACLs, and its output arrives."""
+    principal, s, admin = as_role(kafka, tmp_path, role, "mtls", "ok")
+    args, out_topic = cli_feed(role, admin, tmp_path)
+    with granted(kafka, principal, role_acls(role, s)):
+        check, _ = run_cli(s, "kafka", "check", "--role", role)
+        assert check.returncode == 0 and "MISSING" not in check.stdout, check.stdout
+        if role.startswith("replay-"):  # the estimate first, as an operator would
+            dry, _ = run_cli(s, *args, "--dry-run")
+            assert dry.returncode == 0, dry.stdout + dry.stderr
+            clean_exit(dry)
+        proc, elapsed = run_cli(s, *args)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    clean_exit(proc)
+    got = asyncio.run(collect(kafka.bootstrap, out_topic, until=1, timeout=30, quiet=0.2))
+    assert got, f"{role}: nothing on {out_topic}: {proc.stdout} {proc.stderr}"
+    print(f"{role}: `judgeflow {' '.join(args[:2])}` exit 0 in {elapsed:.2f}s, "
+          f"{len(got)} record(s) on {out_topic}")
+
+
+def _without(role: str, s: Settings) -> list[tuple[str, Acl, bool]]:
+    """(role, the ACL removed, dry run) cases: each kind of ACL of each CLI role once."""
+    t, acls = s.topics, role_acls(role, s)
+    if role == "replay-dlq":
+        acls = dlq_acls(s, t.dlq(t.agent_answers))
+
+    def one(pred: Callable[[Acl], bool]) -> Acl:
+        return next(a for a in acls if pred(a))
+    if role == "producer":
+        return [(role, one(lambda a: a.name == t.agent_answers), False)]
+    group = one(lambda a: a.resource == "group")
+    read = one(lambda a: a.operation == "Read" and a.resource == "topic")
+    write = one(lambda a: a.operation == "Write")
+    return [(role, group, True), (role, read, True), (role, write, False)]
+
+
+CLI_REMOVALS = [pytest.param(*case, id=f"{case[0]}-{case[1].operation}-{case[1].resource}"
+                             + ("-dry" if case[2] else ""))
+                for role in CLI_ROLES for case in _without(role, Settings())]
+
+
+@pytest.mark.parametrize(("role", "default_acl", "dry_run"), CLI_REMOVALS)
+def test_removing_one_acl_stops_a_cli_command_in_one_line_naming_it(
+        kafka: ApacheKafka, tmp_path: Path, role: str, default_acl: Acl,
+        dry_run: bool) -> None:
+    principal, s, admin = as_role(kafka, tmp_path, role, "mtls", "less")
+    args, _ = cli_feed(role, admin, tmp_path)
+    # the same ACL under this test's topic names
+    removed = next(r for _, r, d in _without(role, s) if d == dry_run
+                   and (r.resource, r.operation) == (default_acl.resource,
+                                                    default_acl.operation))
+    with granted(kafka, principal, [a for a in role_acls(role, s) if a != removed]):
+        proc, elapsed = run_cli(s, *args, *(["--dry-run"] if dry_run else []))
+    line = one_line_error(proc)
+    clean_exit(proc)
+    assert proc.returncode == 1, line  # an ACL to grant: exit 1, as for a worker
+    want = f"{removed.operation} on {removed.resource} {shown_name(removed)}"
+    assert want in line and f"--role {role}" in line, line
+    assert elapsed < FAIL_FAST_SECONDS, f"{elapsed:.1f}s"
+    print(f"{role} without {want}{' (dry run)' if dry_run else ''}: exit "
+          f"{proc.returncode} after {elapsed:.2f}s")
 
 
 def test_the_embedded_broker_is_recognised_and_kafka_is_not(bootstrap: str, broker: Any,

@@ -274,7 +274,7 @@ HOST.verify_code, HOST.verify_message = 62, "Hostname mismatch"
     (HOST, "does not name the host 'b'"),
     (kerr.TopicAuthorizationFailedError({"t1", "t0"}), "access to topic(s) t0, t1"),
     (kerr.GroupAuthorizationFailedError("g"), "Read on consumer group g"),
-    (kerr.ClusterAuthorizationFailedError(), "cluster operation"),
+    (kerr.ClusterAuthorizationFailedError(), "Write on no topic; grant Write on the topic(s)"),
 ])
 def test_each_refusal_is_one_line_naming_its_cause(exc: BaseException, words: str) -> None:
     line = explain(exc, K)

@@ -103,15 +103,54 @@ def test_mounted_secrets_are_read_from_their_files(tmp_path: Path,
     assert sasl_password(k) == "rotated"
 
 
-def test_a_missing_secret_file_is_one_line(monkeypatch: pytest.MonkeyPatch) -> None:
+def _password_file(monkeypatch: pytest.MonkeyPatch, value: str) -> str:
     monkeypatch.setenv("JUDGEFLOW_KAFKA__SECURITY_PROTOCOL", "SASL_SSL")
     monkeypatch.setenv("JUDGEFLOW_KAFKA__SASL_MECHANISM", "PLAIN")
     monkeypatch.setenv("JUDGEFLOW_KAFKA__SASL_USERNAME", "u")
-    monkeypatch.setenv("JUDGEFLOW_KAFKA__SASL_PASSWORD_FILE", "/run/secrets/missing")
+    monkeypatch.setenv("JUDGEFLOW_KAFKA__SASL_PASSWORD_FILE", value)
     with pytest.raises(ValidationError) as err:
         Settings()
-    assert "JUDGEFLOW_KAFKA__SASL_PASSWORD_FILE: no readable file at /run/secrets/missing" \
-        in describe(err.value)
+    text = describe(err.value)
+    assert "\n" not in text
+    return text
+
+
+def test_a_missing_secret_file_is_one_line_that_does_not_echo_the_value(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A password pasted into the _FILE variable by mistake is not printed back."""
+    text = _password_file(monkeypatch, "S3cretPW-mistake")
+    assert "JUDGEFLOW_KAFKA__SASL_PASSWORD_FILE: no readable file at the path given" in text
+    assert "S3cretPW" not in text
+    assert "S3cretPW" not in _password_file(monkeypatch, "/run/secrets/S3cretPW")
+
+
+@pytest.mark.parametrize("content", ["", "\n", "  \r\n"])
+def test_an_empty_secret_file_is_refused_at_start(monkeypatch: pytest.MonkeyPatch,
+                                                  tmp_path: Path, content: str) -> None:
+    empty = tmp_path / "password"
+    empty.write_text(content)
+    text = _password_file(monkeypatch, str(empty))
+    assert "JUDGEFLOW_KAFKA__SASL_PASSWORD_FILE: the file is empty" in text
+
+
+@pytest.mark.parametrize("field", ["sasl_username_file", "sasl_oauth_token_file"])
+def test_every_secret_file_is_checked_for_content(tmp_path: Path, field: str) -> None:
+    empty = tmp_path / "secret"
+    empty.write_text("\n")
+    fields: dict[str, Any] = {"security_protocol": "SASL_SSL", field: empty}
+    if field == "sasl_username_file":
+        fields.update(sasl_mechanism="PLAIN", sasl_password="p")
+    else:
+        fields.update(sasl_mechanism="OAUTHBEARER")
+    with pytest.raises(ValidationError) as err:
+        Settings(kafka=fields)
+    assert f"JUDGEFLOW_KAFKA__{field.upper()}: the file is empty" in describe(err.value)
+
+
+def test_an_empty_password_is_refused() -> None:
+    with pytest.raises(ValidationError) as err:
+        Settings(kafka={**SCRAM, "sasl_password": ""})
+    assert "JUDGEFLOW_KAFKA__SASL_PASSWORD is empty" in describe(err.value)
 
 
 def test_secrets_are_hidden_from_config_but_reach_child_processes() -> None:
