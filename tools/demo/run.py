@@ -37,7 +37,7 @@ from tools.demo.target import (
     prefixed,
     tidy,
 )
-from tools.subproc import WorkerProcess
+from tools.subproc import WorkerProcess, stop_all
 
 WORKERS = ("detect", "judge", "debrief", "calibrate")
 #: what cli.demo needs from the target choice, through its one listed import of tools.demo
@@ -167,8 +167,7 @@ def workers(s: Settings, log_dir: Path) -> Iterator[list[WorkerProcess]]:
     try:
         yield procs
     finally:
-        for proc in procs:
-            proc.stop()
+        stop_all(procs)
 
 
 def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
