@@ -8,9 +8,11 @@ connection's client) and are never logged: the providers' and contexts' reprs na
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib
 import inspect
 import ssl
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -111,18 +113,20 @@ class HookTokenProvider(AbstractTokenProvider):  # type: ignore[misc]
     A plain function runs in a worker thread (a blocking HTTP call to an identity provider
     must not stall the event loop every worker's consumers and producers share)."""
 
-    def __init__(self, spec: str) -> None:
+    def __init__(self, spec: str, timeout: float = 8.0) -> None:
         self.spec = spec
         self.hook = load_hook(spec)
+        #: Below the connection timeout, so a hook that hangs is named as the cause rather
+        #: than reported as a broker that does not answer.
+        self.timeout = timeout
 
     async def token(self) -> str:
         try:
-            if inspect.iscoroutinefunction(self.hook):
-                value = await self.hook()
-            else:
-                value = await asyncio.to_thread(self.hook)
-                if inspect.isawaitable(value):
-                    value = await value
+            value = await asyncio.wait_for(self._call(), self.timeout)
+        except TimeoutError:
+            raise TokenProviderError(f"the OAUTHBEARER token provider "
+                                     f"JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER={self.spec} "
+                                     f"returned no token within {self.timeout:g}s") from None
         except Exception as exc:  # the type only: see TokenProviderError
             raise TokenProviderError(f"the OAUTHBEARER token provider "
                                      f"JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER={self.spec} "
@@ -133,8 +137,41 @@ class HookTokenProvider(AbstractTokenProvider):  # type: ignore[misc]
                                      "returned no token")
         return value
 
+    async def _call(self) -> Any:
+        if inspect.iscoroutinefunction(self.hook):
+            return await self.hook()
+        value = await _in_daemon_thread(self.hook)
+        return await value if inspect.isawaitable(value) else value
+
     def __repr__(self) -> str:
         return f"HookTokenProvider({self.spec})"
+
+
+async def _in_daemon_thread(fn: Callable[[], Any]) -> Any:
+    """``fn()`` in a thread of its own that does not keep the process alive: a hook that
+    hangs would otherwise hold the exit of a command that already reported it (the default
+    executor's threads are joined at exit)."""
+    loop = asyncio.get_running_loop()
+    done: asyncio.Future[Any] = loop.create_future()
+
+    def settle(value: Any, error: BaseException | None) -> None:
+        if done.done():  # timed out meanwhile
+            return
+        if error is None:
+            done.set_result(value)
+        else:
+            done.set_exception(error)
+
+    def run() -> None:
+        try:
+            value, error = fn(), None
+        except BaseException as exc:  # handed to the awaiting task
+            value, error = None, exc
+        with contextlib.suppress(RuntimeError):  # the loop closed while the hook ran
+            loop.call_soon_threadsafe(settle, value, error)
+
+    threading.Thread(target=run, name="oauthbearer-token-provider", daemon=True).start()
+    return await done
 
 
 def load_hook(spec: str) -> Callable[[], Any]:
@@ -158,7 +195,8 @@ def token_provider(k: KafkaSettings) -> AbstractTokenProvider | None:
     if k.sasl_oauth_token_file is not None:
         return FileTokenProvider(k.sasl_oauth_token_file)
     assert k.sasl_oauth_token_provider is not None  # settings validation
-    return HookTokenProvider(k.sasl_oauth_token_provider)
+    return HookTokenProvider(k.sasl_oauth_token_provider,
+                             timeout=max(1.0, 0.8 * k.connect_timeout_seconds))
 
 
 def aiokafka_auth(k: KafkaSettings) -> dict[str, Any]:

@@ -151,8 +151,8 @@ async def send_all(kafka: KafkaTarget, topic: str,
     """Produce ``(key, value)`` records in order and wait until the broker has them all."""
     producer = kafka_clients.producer(kafka, acks="all", linger_ms=10,
                                       enable_idempotence=True, max_batch_size=256 * 1024)
-    await producer.start()
-    try:
+    try:  # stopped also when its start failed
+        await producer.start()
         futures = [await producer.send(topic, value=v, key=k) for k, v in records]
         await asyncio.gather(*futures)
     finally:

@@ -123,9 +123,9 @@ class CalibrateWorker:
         self.producer = kafka_clients.producer(k, acks="all", enable_idempotence=True)
         consumer = kafka_clients.consumer(k, group_id=None, enable_auto_commit=False,
                                           auto_offset_reset="earliest")
-        await self.producer.start()
-        await consumer.start()
-        try:
+        try:  # both stopped also when a start failed: no client left open
+            await self.producer.start()
+            await consumer.start()
             ends = await self._catch_up(consumer, inputs)
             log.info("calibrate: caught up on %d partition(s); %d group(s); published %d",
                      len(ends), len(self.cal.groups()), await self.publish())

@@ -46,9 +46,9 @@ async def follow_outcomes(settings: Settings, store: GateAnswers,
     worker started is known to the first job that needs it)."""
     consumer = kafka_clients.consumer(settings.kafka, group_id=None, enable_auto_commit=False,
                                       auto_offset_reset="earliest")
-    await consumer.start()
     skipped = 0
-    try:
+    try:  # stopped also when its start failed: no client left open
+        await consumer.start()
         t = settings.topics
         tps = await assign_all(consumer, [t.cell_outcomes, t.adjudications], wait=5.0)
         ends: dict[TopicPartition, int] = {}

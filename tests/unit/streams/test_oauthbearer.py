@@ -130,6 +130,38 @@ async def test_a_plain_hook_runs_off_the_event_loop() -> None:
     assert _threads and _threads[-1] != loop_thread
 
 
+_release = threading.Event()
+
+
+def _hangs() -> str:
+    _release.wait()  # an identity provider that never answers (released at the end)
+    return "late"
+
+
+async def test_a_hook_that_hangs_is_named_within_its_timeout() -> None:
+    provider = HookTokenProvider(f"{__name__}:_hangs", timeout=0.2)
+    try:
+        with pytest.raises(TokenProviderError) as err:
+            await provider.token()
+        assert str(err.value).endswith(f"{__name__}:_hangs returned no token within 0.2s")
+        hung = [t for t in threading.enumerate() if t.name == "oauthbearer-token-provider"]
+        assert hung and all(t.daemon for t in hung)  # it cannot hold the process's exit
+    finally:
+        _release.set()
+
+
+def test_the_hook_timeout_is_below_the_connection_timeout() -> None:
+    from streams.kafka_security import token_provider
+    from streams.kafka_settings import KafkaSettings
+
+    k = KafkaSettings(bootstrap_servers="127.0.0.1:9093", security_protocol="SASL_SSL",
+                      sasl_mechanism="OAUTHBEARER",
+                      sasl_oauth_token_provider=f"{__name__}:_blocking",
+                      connect_timeout_seconds=10)
+    provider = token_provider(k)
+    assert isinstance(provider, HookTokenProvider) and provider.timeout == 8.0
+
+
 @pytest.mark.parametrize(("content", "words"), [
     (None, "cannot read the OAUTHBEARER token file JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_FILE "
            "(FileNotFoundError)"),
