@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import importlib
 import inspect
 import ssl
@@ -61,7 +62,9 @@ def ssl_context(k: KafkaSettings) -> ssl.SSLContext | None:
                                 str(k.ssl_keyfile) if k.ssl_keyfile is not None else None,
                                 password=ssl_key_password(k) or "")
     except ssl.SSLError as exc:
-        if _key_is_encrypted(k):  # the one TLS file a password is about: say which case
+        # the one TLS file a password is about: say which case (a key that decrypts but
+        # belongs to another certificate is KEY_VALUES_MISMATCH, not a wrong password)
+        if _key_is_encrypted(k) and exc.reason != "KEY_VALUES_MISMATCH":
             raise KafkaSetupError(
                 "the client key is encrypted and the password in "
                 "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD(_FILE) does not decrypt it"
@@ -119,14 +122,23 @@ class HookTokenProvider(AbstractTokenProvider):  # type: ignore[misc]
         #: Below the connection timeout, so a hook that hangs is named as the cause rather
         #: than reported as a broker that does not answer.
         self.timeout = timeout
+        self._thread: threading.Thread | None = None
 
     async def token(self) -> str:
+        late = (f"the OAUTHBEARER token provider JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER="
+                f"{self.spec} returned no token within {self.timeout:g}s")
+        if self._thread is not None and self._thread.is_alive():
+            raise TokenProviderError(late)  # a hung call: no second thread per reconnect
+        deadline = asyncio.timeout(self.timeout)
         try:
-            value = await asyncio.wait_for(self._call(), self.timeout)
+            async with deadline:
+                value = await self._call()
         except TimeoutError:
+            if deadline.expired():  # ours, not a timeout the hook itself raised
+                raise TokenProviderError(late) from None
             raise TokenProviderError(f"the OAUTHBEARER token provider "
                                      f"JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER={self.spec} "
-                                     f"returned no token within {self.timeout:g}s") from None
+                                     "failed: TimeoutError") from None
         except Exception as exc:  # the type only: see TokenProviderError
             raise TokenProviderError(f"the OAUTHBEARER token provider "
                                      f"JUDGEFLOW_KAFKA__SASL_OAUTH_TOKEN_PROVIDER={self.spec} "
@@ -140,17 +152,18 @@ class HookTokenProvider(AbstractTokenProvider):  # type: ignore[misc]
     async def _call(self) -> Any:
         if inspect.iscoroutinefunction(self.hook):
             return await self.hook()
-        value = await _in_daemon_thread(self.hook)
+        value = await _in_daemon_thread(self.hook, self)
         return await value if inspect.isawaitable(value) else value
 
     def __repr__(self) -> str:
         return f"HookTokenProvider({self.spec})"
 
 
-async def _in_daemon_thread(fn: Callable[[], Any]) -> Any:
-    """``fn()`` in a thread of its own that does not keep the process alive: a hook that
-    hangs would otherwise hold the exit of a command that already reported it (the default
-    executor's threads are joined at exit)."""
+async def _in_daemon_thread(fn: Callable[[], Any], owner: HookTokenProvider) -> Any:
+    """``fn()`` in a thread of its own (``owner._thread``) that does not keep the process
+    alive: a hook that hangs would otherwise hold the exit of a command that already
+    reported it (the default executor's threads are joined at exit). It sees the caller's
+    context variables, as ``asyncio.to_thread`` would give it."""
     loop = asyncio.get_running_loop()
     done: asyncio.Future[Any] = loop.create_future()
 
@@ -162,15 +175,19 @@ async def _in_daemon_thread(fn: Callable[[], Any]) -> Any:
         else:
             done.set_exception(error)
 
+    context = contextvars.copy_context()
+
     def run() -> None:
         try:
-            value, error = fn(), None
+            value, error = context.run(fn), None
         except BaseException as exc:  # handed to the awaiting task
             value, error = None, exc
         with contextlib.suppress(RuntimeError):  # the loop closed while the hook ran
             loop.call_soon_threadsafe(settle, value, error)
 
-    threading.Thread(target=run, name="oauthbearer-token-provider", daemon=True).start()
+    owner._thread = threading.Thread(target=run, name="oauthbearer-token-provider",
+                                     daemon=True)
+    owner._thread.start()
     return await done
 
 

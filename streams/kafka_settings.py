@@ -154,7 +154,8 @@ def security_problem(k: KafkaSettings) -> str | None:
 
 #: Files whose content is a secret (or a credential): an empty one is refused at start, and
 #: the path is never echoed (a value pasted into the variable by mistake is the secret).
-SECRET_FILES = ("sasl_username_file", "sasl_password_file", "sasl_oauth_token_file")
+SECRET_FILES = ("sasl_username_file", "sasl_password_file", "sasl_oauth_token_file",
+                "ssl_key_password_file")
 
 
 def _file_problem(field: str, path: Path | None) -> str | None:

@@ -58,7 +58,9 @@ class ChallengeAwareAuthenticator(_conn.OAuthAuthenticator):  # type: ignore[mis
             return await super().step(payload)  # type: ignore[no-any-return]
         if self._challenge is not None:  # the broker took the dummy response: fail anyway
             raise SaslAuthenticationFailed(self._challenge.decode("utf-8", "replace"))
-        if payload:  # Kafka answers an accepted token with no bytes
+        # Kafka answers an accepted token with no bytes; an error challenge is JSON with a
+        # status. Other bytes (a broker that says more on success) are not an error.
+        if payload and challenge_status(bytes(payload).decode("utf-8", "replace")):
             self._challenge = bytes(payload)
             return DUMMY_RESPONSE, True
         return None

@@ -87,3 +87,13 @@ def exit_if_unpublished(fut: Any) -> None:
         return
     exit_now(f"an output could not be published ({type(fut.exception()).__name__}); exiting "
              "so that its input is redelivered", EXIT_UNPUBLISHED, logger=log)
+
+
+def exit_unhanded(exc: BaseException) -> None:
+    """Records of a batch could not all be handed to the producer. Raising would crash the
+    Faust agent, which acks the batch's events as it goes, so the next commit would move
+    past inputs whose outputs never left: exit at once instead (the inputs are redelivered
+    and decided again with the same ids)."""
+    exit_now(f"a batch's outputs could not be handed to the producer "
+             f"({type(exc).__name__}); exiting so that its inputs are redelivered",
+             EXIT_UNPUBLISHED, logger=log)

@@ -24,13 +24,13 @@ from streams.detect.batch import Batch
 from streams.detect.partition_batches import PartitionBatches
 from streams.detect.processor import DetectProcessor
 from streams.detect.settle_timer import SettleTimer
-from streams.detect.state import CellState, DetectConfig, StepNote
+from streams.detect.state import REDELIVERED, CellState, DetectConfig
 from streams.detect.store import CellStore
 from streams.dlq import dead_letter
-from streams.errors import BadRecord
+from streams.errors import BadRecord, StreamsError
 from streams.metrics import Metrics
 from streams.settings import Settings
-from streams.watchdogs import watch_changelog, watch_sent
+from streams.watchdogs import exit_unhanded, watch_changelog, watch_sent
 
 log = logging.getLogger(__name__)
 #: Events per batch, and how long a batch waits to fill (the latency it may add).
@@ -42,6 +42,12 @@ RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes,
 
 def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: Metrics,
                     partitions: int) -> DetectProcessor:
+    # The edge hands record batches to Faust's plain producer (streams/detect/
+    # partition_batches.py), which a transactional (exactly-once) app would bypass.
+    guarantee = str(getattr(app.conf.processing_guarantee, "value",
+                            app.conf.processing_guarantee))
+    if guarantee != "at_least_once":
+        raise StreamsError(f"the detect worker runs at least once, not {guarantee}")
     t = settings.topics
     cfg = DetectConfig(settings.expected_agents, settings.settle_seconds,
                  settings.retention_seconds, settings.low_confidence_threshold,
@@ -77,22 +83,24 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         timer.touched(batch.touched)
         out = PartitionBatches(cast("Any", app.producer)._ensure_producer())
         counts: Counter[str] = Counter()
-        for emit, note in batch.emits:
-            topic = out_names[emit.kind]
-            out.add(topic, await out.partition_of(topic, emit.key), emit.key, emit.value)
-            counts[topic] += 1
-            if emit.kind == "outcome" and note is not StepNote.REDELIVERED:
-                metrics.cells_decided.labels(emit.label or "unknown").inc()
-        # States after the outputs they record: a kill in between more likely loses the
-        # state too (the input is read again and decided again, same ids) than leaves a
-        # state that says "decided" over outputs that never left.
-        changelog = cells.changelog_topic.get_topic_name()
         stored = []
-        for partition, key, value in store.write(batch.changed):
-            out.add(changelog, partition, key, value)
-            stored.append(key)
-        for sent in await out.send():
-            watch_sent(sent)
+        try:
+            for emit, note in batch.emits:
+                topic = out_names[emit.kind]
+                out.add(topic, await out.partition_of(topic, emit.key), emit.key, emit.value)
+                counts[topic] += 1
+                if emit.kind == "outcome" and note is not REDELIVERED:
+                    metrics.cells_decided.labels(emit.label or "unknown").inc()
+            # States after the outputs they record: a kill in between more likely loses the
+            # state too (the input is read again and decided again, same ids) than leaves
+            # a state that says "decided" over outputs that never left.
+            changelog = cells.changelog_topic.get_topic_name()
+            for partition, key, value in store.write(batch.changed):
+                out.add(changelog, partition, key, value)
+                stored.append(key)
+            await out.send(watch_sent)
+        except Exception as exc:  # any failure here must stop the worker (see exit_unhanded)
+            exit_unhanded(exc)
         for key in stored:
             timer.stored(key)
         for topic, n in counts.items():

@@ -50,21 +50,20 @@ class PartitionBatches:
         batches = self._batches.setdefault((topic, partition), [])
         if not batches or batches[-1].append(timestamp=None, key=key, value=value) is None:
             fresh = self.producer.create_batch()
-            # A record larger than the batch size still fits into an empty batch.
-            if fresh.append(timestamp=None, key=key, value=value) is None:
-                raise ValueError(f"a record of {len(value or b'')} bytes does not fit into an "
-                                 "empty record batch")
+            fresh.append(timestamp=None, key=key, value=value)  # an empty batch takes any size
             batches.append(fresh)
         self.records += 1
 
-    async def send(self) -> list[asyncio.Future[Any]]:
+    async def send(self, on_sent: Callable[[asyncio.Future[Any]], None]) -> None:
         """Hand every batch to the producer, in the order their partitions were first added
-        to; returns their delivery futures. Waits only where a partition's previous batch
-        is not yet on its way (as ``send`` does when a partition's batch is full)."""
-        futures = []
-        for (topic, partition), batches in self._batches.items():
-            for batch in batches:
-                futures.append(await self.producer.send_batch(batch, topic,
-                                                              partition=partition))
-        self._batches.clear()
-        return futures
+        to, passing each delivery future to ``on_sent`` as soon as the producer has its
+        batch (so a failure further on cannot leave a handed-over batch unwatched). Waits
+        where a partition still has a batch queued (aiokafka's ``add_batch``): the last,
+        open batch of the previous flush leaves after the producer's linger, so a flush
+        that follows at once waits about that long on the partitions it shares with it."""
+        try:
+            for (topic, partition), batches in self._batches.items():
+                for batch in batches:
+                    on_sent(await self.producer.send_batch(batch, topic, partition=partition))
+        finally:
+            self._batches.clear()

@@ -58,7 +58,8 @@ def test_full_batches_continue_and_order_is_kept() -> None:
             out.add("outcomes", 1, b"k%d" % i, b"x" * 150)
         out.add("changelog", 1, b"k0", b"y" * 2000)  # larger than a batch: a batch of its own
         out.add("outcomes", 2, b"k9", b"z")
-        futures = await out.send()
+        futures: list[Any] = []
+        await out.send(futures.append)
         return producer.handed, len(futures), out.records
 
     handed, futures, records = asyncio.run(scenario())
@@ -67,3 +68,28 @@ def test_full_batches_continue_and_order_is_kept() -> None:
                                                                     ("outcomes", 2)]
     assert sum(n for t, p, n in handed if (t, p) == ("outcomes", 1)) == 5
     assert futures == len(handed)
+
+
+def test_a_failure_partway_leaves_every_handed_batch_watched() -> None:
+    """The producer refuses the second partition's batch: the first one, already handed
+    over, has been passed to the watcher before the error reaches the edge."""
+
+    class Refusing(FakeProducer):
+        async def send_batch(self, batch: BatchBuilder, topic: str, *, partition: int) -> Any:
+            if partition == 2:
+                raise RuntimeError("accumulator closed")
+            return await super().send_batch(batch, topic, partition=partition)
+
+    async def scenario() -> tuple[list[Any], PartitionBatches]:
+        out = PartitionBatches(Refusing(16384))  # type: ignore[arg-type]
+        out.add("outcomes", 1, b"a", b"1")
+        out.add("outcomes", 2, b"b", b"2")
+        watched: list[Any] = []
+        try:
+            await out.send(watched.append)
+        except RuntimeError:
+            return watched, out
+        raise AssertionError("the refusal must reach the caller")
+
+    watched, out = asyncio.run(scenario())
+    assert len(watched) == 1 and not out._batches

@@ -51,7 +51,7 @@ BAD: list[tuple[dict[str, Any], str]] = [
     ({"ssl_key_password_file": "/etc/hostname"}, "does not use TLS"),
     ({"security_protocol": "SSL", "ssl_certfile": "/etc/hostname",
       "ssl_key_password_file": "/run/secrets/nope"},
-     "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD_FILE: no readable file at /run/secrets/nope"),
+     "JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD_FILE: no readable file at the path given"),
     ({"security_protocol": "TLS"}, "security_protocol"),
     ({"security_protocol": "SASL_SSL", "sasl_mechanism": "GSSAPI"}, "sasl_mechanism"),
 ]

@@ -42,6 +42,12 @@ async def test_an_accepted_token_ends_the_exchange() -> None:
     assert await auth.step(b"") is None  # Kafka's answer to a good token: no bytes
 
 
+async def test_bytes_without_a_status_after_a_good_token_are_not_an_error() -> None:
+    auth = ChallengeAwareAuthenticator(sasl_oauth_token_provider=Tokens())
+    await auth.step(None)
+    assert await auth.step(b"welcome") is None  # a broker that says more on success
+
+
 async def test_an_error_challenge_gets_the_dummy_response_then_fails() -> None:
     auth = ChallengeAwareAuthenticator(sasl_oauth_token_provider=Tokens())
     await auth.step(None)
@@ -146,8 +152,23 @@ async def test_a_hook_that_hangs_is_named_within_its_timeout() -> None:
         assert str(err.value).endswith(f"{__name__}:_hangs returned no token within 0.2s")
         hung = [t for t in threading.enumerate() if t.name == "oauthbearer-token-provider"]
         assert hung and all(t.daemon for t in hung)  # it cannot hold the process's exit
+        with pytest.raises(TokenProviderError) as again:  # a reconnect while it still hangs
+            await provider.token()
+        assert str(again.value) == str(err.value)
+        assert [t for t in threading.enumerate()
+                if t.name == "oauthbearer-token-provider"] == hung  # no second thread
     finally:
         _release.set()
+
+
+def _times_out() -> str:
+    raise TimeoutError("the identity provider's own HTTP timeout")
+
+
+async def test_a_hook_s_own_timeout_is_its_failure_not_ours() -> None:
+    with pytest.raises(TokenProviderError) as err:
+        await HookTokenProvider(f"{__name__}:_times_out", timeout=5).token()
+    assert str(err.value).endswith("_times_out failed: TimeoutError")
 
 
 def test_the_hook_timeout_is_below_the_connection_timeout() -> None:

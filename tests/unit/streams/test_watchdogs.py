@@ -123,3 +123,15 @@ def test_failed_output_exits_before_commit(monkeypatch: pytest.MonkeyPatch, outc
     finally:
         loop.close()
     assert codes == ([watchdogs.EXIT_UNPUBLISHED] if exits else [])
+
+
+def test_a_batch_not_handed_over_exits_with_one_line(monkeypatch: pytest.MonkeyPatch,
+                                                    caplog: pytest.LogCaptureFixture) -> None:
+    codes: list[int] = []
+    monkeypatch.setattr(os, "_exit", codes.append)
+    with caplog.at_level(logging.CRITICAL):
+        watchdogs.exit_unhanded(RuntimeError("accumulator closed; key P001|x"))
+    assert codes == [watchdogs.EXIT_UNPUBLISHED]
+    lines = [r.getMessage() for r in caplog.records if r.levelno >= logging.CRITICAL]
+    assert lines == ["a batch's outputs could not be handed to the producer (RuntimeError); "
+                     "exiting so that its inputs are redelivered"]  # the type only: no PHI
