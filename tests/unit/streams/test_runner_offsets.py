@@ -98,3 +98,21 @@ async def test_a_revoked_partition_waits_for_its_records_then_commits_and_is_for
     await revoking
     assert consumer.commits == [{revoked: 4}]  # after the record finished, only this one
     assert revoked not in w._parts and kept in w._parts
+
+
+async def test_a_partition_revoked_while_its_commit_is_awaited_is_no_error() -> None:
+    """A reconnect after a cut-off: the rebalance revokes a partition while the periodic
+    commit still awaits the broker (in CI this KeyError ended the judge worker)."""
+    w, _ = worker()
+    a, b = TopicPartition("in", 0), TopicPartition("in", 1)
+    w._parts[a] = book(set(), 7, None)
+    w._parts[b] = book(set(), 3, None)
+
+    class Revoking(RecordingConsumer):
+        async def commit(self, offsets: dict[TopicPartition, int]) -> None:
+            await super().commit(offsets)
+            w._parts.pop(a)  # what on_revoked does meanwhile
+
+    w.consumer = Revoking()  # type: ignore[assignment]
+    await w._commit()
+    assert a not in w._parts and w._parts[b].committed == 3
