@@ -18,6 +18,7 @@ from streams import kafka_clients
 from streams.kafka_acls import Acl
 from streams.kafka_security import librdkafka_properties
 from streams.kafka_settings import KafkaSettings
+from streams.topics import send_all
 from tests.acl_admin import grant
 from tests.kafka import apache_kafka_or_skip
 from tools.kafka import ApacheKafka
@@ -58,12 +59,7 @@ def env(kafka: ApacheKafka, tmp_path_factory: pytest.TempPathFactory) -> dict[st
             await admin.create_topics([NewTopic(TOPIC, 1, 1)])
         finally:
             await admin.close()
-        producer = kafka_clients.producer(kafka.bootstrap)
-        await producer.start()
-        try:
-            await producer.send_and_wait(TOPIC, b'{"encrypted": "key"}')
-        finally:
-            await producer.stop()
+        await send_all(kafka.bootstrap, TOPIC, [(None, b'{"encrypted": "key"}')])
 
     asyncio.run(one_record())
     grant(kafka.bootstrap, "User:keypw", [Acl("topic", TOPIC, "Read", "test")])
