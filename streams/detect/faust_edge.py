@@ -20,6 +20,7 @@ from schemas.skill import Skill
 from streams import limits
 from streams.detect.backlog import SettleGate, tick_mark
 from streams.detect.batch import Batch
+from streams.detect.native import choose_core, core_name
 from streams.detect.processor import DetectProcessor
 from streams.detect.settle_timer import SettleTimer
 from streams.detect.state import CellState, DetectConfig, StepNote
@@ -45,6 +46,8 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                  settings.retention_seconds, settings.low_confidence_threshold,
                  settings.expected_agents_by_task)
     proc = DetectProcessor(skill, cfg)
+    core = choose_core(settings.detect_core, skill, cfg)
+    log.info("detect core: %s", core_name(core))
     channel = app.topic(t.agent_answers, t.detect_ticks, partitions=partitions, **RAW)
     ticks = app.topic(t.detect_ticks, partitions=partitions, **RAW)
     out_names = {"job": t.judge_jobs, "outcome": t.cell_outcomes}
@@ -94,7 +97,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     async def detect(stream: faust.StreamT) -> None:
         async for events in cast("faust.Stream[Any]", stream).take_events(BATCH_MAX,
                                                                            BATCH_WITHIN):
-            batch = Batch(proc, store.load, bounded)
+            batch = Batch(proc, store.load, bounded, core, store.load_raw)
             now = time.time()
             for event in events:
                 msg = event.message
@@ -111,9 +114,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                                     "stream; reading them again", msg.topic, msg.partition,
                                     again, msg.offset - 1)
                         await timer.read_again(msg.partition, again, now)
-                    answer = proc.validate_record(msg.key, msg.value)
-                    step = batch.answer(answer, source, now)
-                    log.debug("cell %s: %s", step.note, answer.event_id)
+                    log.debug("cell %s", batch.record(msg.key, msg.value, source, now))
                 except BadRecord as exc:
                     await _dead_letter(dlq, msg, exc.error_type, exc.message)
                     metrics.dead_letters.labels("detect", exc.error_type).inc()

@@ -11,6 +11,7 @@ import faust
 from schemas.skill import load_skill
 from streams.app import base_app
 from streams.detect.faust_edge import register_detect
+from streams.detect.native import CompiledCoreMissing
 from streams.kafka_clients import join_group
 from streams.metrics import Metrics
 from streams.settings import Settings
@@ -21,7 +22,7 @@ log = logging.getLogger(__name__)
 
 
 def run_worker(settings: Settings) -> int:
-    return guarded("detect", lambda: _run(settings))
+    return guarded("detect", lambda: _run(settings), cannot_start=(CompiledCoreMissing,))
 
 
 def _run(settings: Settings) -> None:

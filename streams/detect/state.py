@@ -199,13 +199,19 @@ class DueIndex:
         self._due: dict[bytes, tuple[float, int, bool]] = {}
 
     def note(self, key: bytes, state: CellState | None) -> None:
-        if state is None:
+        self.note_due(key, None if state is None else
+                      (state.first_seen, state.decided_at, state.partition))
+
+    def note_due(self, key: bytes, due: tuple[float, float | None, int] | None) -> None:
+        """``due``: the cell's (first seen, decided at, partition); None: it is gone."""
+        if due is None:
             self._due.pop(key, None)
-        elif state.decided_at is None:
-            self._due[key] = (state.first_seen + self.cfg.settle_seconds, state.partition, True)
+            return
+        first_seen, decided_at, partition = due
+        if decided_at is None:
+            self._due[key] = (first_seen + self.cfg.settle_seconds, partition, True)
         else:
-            self._due[key] = (state.decided_at + self.cfg.retention_seconds, state.partition,
-                              False)
+            self._due[key] = (decided_at + self.cfg.retention_seconds, partition, False)
 
     def rebuild(self, items: Iterable[tuple[bytes, bytes]]) -> None:
         self._due.clear()

@@ -40,12 +40,15 @@ ChangelogRecord = tuple[int, bytes, bytes | None]
 
 
 class Change(Protocol):
-    @property
-    def state(self) -> CellState | None: ...
+    """A changed cell (:class:`streams.detect.batch.Changed`)."""
+
     @property
     def partition(self) -> int: ...
     @property
     def raw(self) -> bytes: ...
+    @property
+    def decoded(self) -> CellState | None: ...
+    def due_times(self) -> tuple[float, float | None, int] | None: ...
 
 
 class ColdBlock:
@@ -70,7 +73,7 @@ class CellStore:
         self.data = data
         self.index = DueIndex(cfg)
         self.hot_max, self.block_cells = hot_max, block_cells
-        self._hot: dict[bytes, tuple[Any, CellState]] = {}  # oldest first
+        self._hot: dict[bytes, tuple[Any, CellState | None]] = {}  # oldest first
         self._cooling: dict[bytes, bytes] = {}
         #: The stored object each index entry was computed from (a rebuild skips those).
         self._noted: dict[bytes, Any] = {}
@@ -81,9 +84,14 @@ class CellStore:
         if stored is None:
             return None
         hit = self._hot.get(key)
-        if hit is not None and hit[0] is stored:
+        if hit is not None and hit[0] is stored and hit[1] is not None:
             return hit[1]
         return CellState.loads(self.stored_bytes(stored))
+
+    def load_raw(self, key: bytes) -> bytes | None:
+        """A cell's stored bytes (what the compiled core reads), or None."""
+        stored = self.data.get(key)
+        return None if stored is None else self.stored_bytes(stored)
 
     def stored_bytes(self, stored: Any) -> bytes:
         """A table value as the changelog holds it (plain JSON, or zlib from older workers)."""
@@ -101,18 +109,19 @@ class CellStore:
         for key, ch in changed.items():
             self._hot.pop(key, None)
             self._cooling.pop(key, None)
-            if ch.state is None:
+            due = ch.due_times()
+            if due is None:
                 if self.data.pop(key, None) is not None:
                     records.append((ch.partition, key, None))
                 self._noted.pop(key, None)
             else:
                 self.data[key] = self._noted[key] = ch.raw
                 records.append((ch.partition, key, ch.raw))
-                if ch.state.decided:
+                if due[1] is not None:  # decided
                     self._cooling[key] = ch.raw
-                else:
-                    self._hot[key] = (ch.raw, ch.state)
-            self.index.note(key, ch.state)
+                else:  # the compiled core's cells are kept as bytes (it reads those)
+                    self._hot[key] = (ch.raw, ch.decoded)
+            self.index.note_due(key, due)
         while len(self._hot) > self.hot_max:
             oldest = next(iter(self._hot))
             self._cooling[oldest] = self._hot.pop(oldest)[0]
