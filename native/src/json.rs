@@ -1,0 +1,409 @@
+//! JSON values, a strict reader and a writer whose bytes are orjson's.
+//!
+//! The reader accepts only what it can prove orjson reads the same way: no duplicate keys
+//! (orjson keeps the last value at the first key's place), integers within i64 (orjson turns
+//! bigger ones into floats), floats only in their shortest round-trip spelling without an
+//! exponent (then writing one back gives the same text), nesting of at most `MAX_DEPTH`.
+//! Anything else is `Err(Decline)`: the caller returns None and Python decides.
+
+/// "Not mine": the Python path decides this record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Decline;
+
+pub type Res<T> = Result<T, Decline>;
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Value {
+    Null,
+    Bool(bool),
+    Int(i64),
+    Float(f64),
+    Str(String),
+    List(Vec<Value>),
+    Obj(Vec<(String, Value)>),
+}
+
+/// Deeper than this is declined (the answer model's own bound is 32 levels).
+const MAX_DEPTH: usize = 64;
+
+impl Value {
+    pub fn get(&self, key: &str) -> Option<&Value> {
+        match self {
+            Value::Obj(items) => items.iter().find(|(k, _)| k == key).map(|(_, v)| v),
+            _ => None,
+        }
+    }
+    pub fn as_str(&self) -> Option<&str> {
+        match self {
+            Value::Str(s) => Some(s),
+            _ => None,
+        }
+    }
+}
+
+pub fn parse(raw: &[u8]) -> Res<Value> {
+    parse_with(raw, false)
+}
+
+/// `relaxed`: floats in any spelling (our own configuration, read once: only its values
+/// matter, it is never written back).
+pub fn parse_with(raw: &[u8], relaxed: bool) -> Res<Value> {
+    // orjson rejects invalid UTF-8 anywhere in the document.
+    let text = std::str::from_utf8(raw).map_err(|_| Decline)?;
+    let mut p = Parser { s: text.as_bytes(), i: 0, relaxed };
+    p.ws();
+    let v = p.value(0)?;
+    p.ws();
+    if p.i != p.s.len() {
+        return Err(Decline);
+    }
+    Ok(v)
+}
+
+struct Parser<'a> {
+    s: &'a [u8],
+    i: usize,
+    relaxed: bool,
+}
+
+impl<'a> Parser<'a> {
+    fn ws(&mut self) {
+        while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
+            self.i += 1;
+        }
+    }
+
+    fn peek(&self) -> Option<u8> {
+        self.s.get(self.i).copied()
+    }
+
+    fn lit(&mut self, word: &[u8], v: Value) -> Res<Value> {
+        if self.s[self.i..].starts_with(word) {
+            self.i += word.len();
+            Ok(v)
+        } else {
+            Err(Decline)
+        }
+    }
+
+    fn value(&mut self, depth: usize) -> Res<Value> {
+        if depth >= MAX_DEPTH {
+            return Err(Decline);
+        }
+        match self.peek().ok_or(Decline)? {
+            b'{' => self.object(depth),
+            b'[' => self.list(depth),
+            b'"' => Ok(Value::Str(self.string()?)),
+            b't' => self.lit(b"true", Value::Bool(true)),
+            b'f' => self.lit(b"false", Value::Bool(false)),
+            b'n' => self.lit(b"null", Value::Null),
+            _ => self.number(),
+        }
+    }
+
+    fn object(&mut self, depth: usize) -> Res<Value> {
+        self.i += 1;
+        let mut items: Vec<(String, Value)> = Vec::new();
+        self.ws();
+        if self.peek() == Some(b'}') {
+            self.i += 1;
+            return Ok(Value::Obj(items));
+        }
+        loop {
+            self.ws();
+            if self.peek() != Some(b'"') {
+                return Err(Decline);
+            }
+            let key = self.string()?;
+            self.ws();
+            if self.peek() != Some(b':') {
+                return Err(Decline);
+            }
+            self.i += 1;
+            self.ws();
+            let v = self.value(depth + 1)?;
+            if items.len() > 64 || items.iter().any(|(k, _)| *k == key) {
+                return Err(Decline); // duplicate keys (or a huge object): not ours
+            }
+            items.push((key, v));
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b'}') => {
+                    self.i += 1;
+                    return Ok(Value::Obj(items));
+                }
+                _ => return Err(Decline),
+            }
+        }
+    }
+
+    fn list(&mut self, depth: usize) -> Res<Value> {
+        self.i += 1;
+        let mut items = Vec::new();
+        self.ws();
+        if self.peek() == Some(b']') {
+            self.i += 1;
+            return Ok(Value::List(items));
+        }
+        loop {
+            self.ws();
+            items.push(self.value(depth + 1)?);
+            self.ws();
+            match self.peek() {
+                Some(b',') => self.i += 1,
+                Some(b']') => {
+                    self.i += 1;
+                    return Ok(Value::List(items));
+                }
+                _ => return Err(Decline),
+            }
+        }
+    }
+
+    fn hex4(&mut self) -> Res<u32> {
+        let h = self.s.get(self.i..self.i + 4).ok_or(Decline)?;
+        let mut v = 0u32;
+        for &c in h {
+            v = v * 16 + (c as char).to_digit(16).ok_or(Decline)?;
+        }
+        self.i += 4;
+        Ok(v)
+    }
+
+    fn string(&mut self) -> Res<String> {
+        self.i += 1; // the opening quote
+        let start = self.i;
+        // Fast scan: no escapes (the common case) is one slice copy.
+        while self.i < self.s.len() {
+            let c = self.s[self.i];
+            if c == b'"' {
+                // the input is valid UTF-8 and the slice ends before an ASCII quote
+                let out = unsafe { std::str::from_utf8_unchecked(&self.s[start..self.i]) };
+                self.i += 1;
+                return Ok(out.to_owned());
+            }
+            if c == b'\\' || c < 0x20 {
+                break;
+            }
+            self.i += 1;
+        }
+        let mut out: Vec<u8> = self.s[start..self.i].to_vec();
+        loop {
+            let c = *self.s.get(self.i).ok_or(Decline)?;
+            self.i += 1;
+            match c {
+                b'"' => return String::from_utf8(out).map_err(|_| Decline),
+                b'\\' => {
+                    let e = *self.s.get(self.i).ok_or(Decline)?;
+                    self.i += 1;
+                    match e {
+                        b'"' => out.push(b'"'),
+                        b'\\' => out.push(b'\\'),
+                        b'/' => out.push(b'/'),
+                        b'b' => out.push(8),
+                        b'f' => out.push(12),
+                        b'n' => out.push(b'\n'),
+                        b'r' => out.push(b'\r'),
+                        b't' => out.push(b'\t'),
+                        b'u' => {
+                            let hi = self.hex4()?;
+                            let code = if (0xD800..0xDC00).contains(&hi) {
+                                // a surrogate pair, or a lone surrogate: declined
+                                if self.s.get(self.i..self.i + 2) != Some(b"\\u") {
+                                    return Err(Decline);
+                                }
+                                self.i += 2;
+                                let lo = self.hex4()?;
+                                if !(0xDC00..0xE000).contains(&lo) {
+                                    return Err(Decline);
+                                }
+                                0x10000 + ((hi - 0xD800) << 10) + (lo - 0xDC00)
+                            } else if (0xDC00..0xE000).contains(&hi) {
+                                return Err(Decline);
+                            } else {
+                                hi
+                            };
+                            let ch = char::from_u32(code).ok_or(Decline)?;
+                            let mut buf = [0u8; 4];
+                            out.extend_from_slice(ch.encode_utf8(&mut buf).as_bytes());
+                        }
+                        _ => return Err(Decline),
+                    }
+                }
+                c if c < 0x20 => return Err(Decline),
+                c => out.push(c),
+            }
+        }
+    }
+
+    fn number(&mut self) -> Res<Value> {
+        let start = self.i;
+        if self.peek() == Some(b'-') {
+            self.i += 1;
+        }
+        let int_start = self.i;
+        while matches!(self.peek(), Some(b'0'..=b'9')) {
+            self.i += 1;
+        }
+        let int_len = self.i - int_start;
+        if int_len == 0 || (int_len > 1 && self.s[int_start] == b'0') {
+            return Err(Decline);
+        }
+        let mut float = false;
+        if self.peek() == Some(b'.') {
+            float = true;
+            self.i += 1;
+            let f = self.i;
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+            if self.i == f {
+                return Err(Decline);
+            }
+        }
+        if matches!(self.peek(), Some(b'e' | b'E')) {
+            if !self.relaxed {
+                return Err(Decline); // exponents: orjson's spelling differs from ours
+            }
+            float = true;
+            self.i += 1;
+            if matches!(self.peek(), Some(b'+' | b'-')) {
+                self.i += 1;
+            }
+            while matches!(self.peek(), Some(b'0'..=b'9')) {
+                self.i += 1;
+            }
+        }
+        // ASCII digits, '-' and '.' only
+        let text = unsafe { std::str::from_utf8_unchecked(&self.s[start..self.i]) };
+        if !float {
+            return text.parse::<i64>().map(Value::Int).map_err(|_| Decline);
+        }
+        let v: f64 = text.parse().map_err(|_| Decline)?;
+        if self.relaxed {
+            return Ok(Value::Float(v));
+        }
+        let mut buf = ryu::Buffer::new();
+        if buf.format_finite(v) != text {
+            return Err(Decline); // not the shortest spelling: writing it back would differ
+        }
+        Ok(Value::Float(v))
+    }
+}
+
+/// A float as orjson writes it, or Decline (exponent forms, NaN, infinities).
+pub fn write_float(out: &mut Vec<u8>, v: f64) -> Res<()> {
+    if !v.is_finite() {
+        return Err(Decline);
+    }
+    let mut buf = ryu::Buffer::new();
+    let text = buf.format_finite(v);
+    if text.as_bytes().contains(&b'e') {
+        return Err(Decline);
+    }
+    out.extend_from_slice(text.as_bytes());
+    Ok(())
+}
+
+pub fn write_int(out: &mut Vec<u8>, v: i64) {
+    let mut b = itoa_buf(v);
+    out.append(&mut b);
+}
+
+fn itoa_buf(v: i64) -> Vec<u8> {
+    v.to_string().into_bytes()
+}
+
+/// A string as orjson escapes it.
+pub fn write_str(out: &mut Vec<u8>, s: &str) {
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    out.push(b'"');
+    let b = s.as_bytes();
+    let mut last = 0;
+    for (i, &c) in b.iter().enumerate() {
+        let esc: &[u8] = match c {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\t' => b"\\t",
+            b'\r' => b"\\r",
+            8 => b"\\b",
+            12 => b"\\f",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        out.extend_from_slice(&b[last..i]);
+        if esc.is_empty() {
+            out.extend_from_slice(b"\\u00");
+            out.push(HEX[(c >> 4) as usize]);
+            out.push(HEX[(c & 15) as usize]);
+        } else {
+            out.extend_from_slice(esc);
+        }
+        last = i + 1;
+    }
+    out.extend_from_slice(&b[last..]);
+    out.push(b'"');
+}
+
+pub fn write(out: &mut Vec<u8>, v: &Value) -> Res<()> {
+    match v {
+        Value::Null => out.extend_from_slice(b"null"),
+        Value::Bool(true) => out.extend_from_slice(b"true"),
+        Value::Bool(false) => out.extend_from_slice(b"false"),
+        Value::Int(i) => write_int(out, *i),
+        Value::Float(f) => write_float(out, *f)?,
+        Value::Str(s) => write_str(out, s),
+        Value::List(items) => {
+            out.push(b'[');
+            for (n, item) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                write(out, item)?;
+            }
+            out.push(b']');
+        }
+        Value::Obj(items) => {
+            out.push(b'{');
+            for (n, (k, item)) in items.iter().enumerate() {
+                if n > 0 {
+                    out.push(b',');
+                }
+                write_str(out, k);
+                out.push(b':');
+                write(out, item)?;
+            }
+            out.push(b'}');
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn round(raw: &str) -> Option<String> {
+        let v = parse(raw.as_bytes()).ok()?;
+        let mut out = Vec::new();
+        write(&mut out, &v).ok()?;
+        Some(String::from_utf8(out).unwrap())
+    }
+
+    #[test]
+    fn round_trips_what_orjson_writes() {
+        assert_eq!(round(r#"{"a":[1,-2,0.5,-0.0,true,null],"b":"x\"\\\n\u001b/"}"#).unwrap(),
+                   r#"{"a":[1,-2,0.5,-0.0,true,null],"b":"x\"\\\n\u001b/"}"#);
+        assert_eq!(round(r#"{"a":1000.0}"#).unwrap(), r#"{"a":1000.0}"#);
+    }
+
+    #[test]
+    fn declines_what_it_cannot_prove() {
+        for bad in [r#"{"a":1,"a":2}"#, "1e5", "1.50", "9223372036854775808", r#""\ud800""#,
+                    "01", "[1,]", "{\"a\":1}x", "\"\x01\""] {
+            assert!(round(bad).is_none(), "{bad}");
+        }
+    }
+}
