@@ -5,6 +5,8 @@
 //! builds it: the thirteen fields in their order, defaults filled in, evidence items with
 //! all three keys, `emitted_at` rewritten to pydantic's UTC spelling.
 
+use std::borrow::Cow;
+
 use crate::config::Config;
 use crate::json::{write, write_float, write_int, write_str, Decline, Res, Value};
 
@@ -32,13 +34,13 @@ impl Confidence {
 
 /// An accepted answer: what deciding reads, and its stored JSON.
 #[derive(Debug)]
-pub struct Answer {
-    pub event_id: String,
-    pub task_id: String,
-    pub patient_id: String,
-    pub field_id: String,
-    pub agent_id: String,
-    pub answer: Value,
+pub struct Answer<'a> {
+    pub event_id: Cow<'a, str>,
+    pub task_id: Cow<'a, str>,
+    pub patient_id: Cow<'a, str>,
+    pub field_id: Cow<'a, str>,
+    pub agent_id: Cow<'a, str>,
+    pub answer: Value<'a>,
     pub confidence: Confidence,
     pub json: Vec<u8>,
 }
@@ -128,7 +130,7 @@ fn evidence(items: &[Value], out: &mut Vec<u8>, quotes: &mut Vec<usize>) -> Res<
         let Value::Obj(keys) = item else { return Err(Decline) };
         // any order of any subset of the three keys (no duplicates: the reader refuses them)
         if keys.len() > 3
-            || !keys.iter().all(|(k, _)| matches!(k.as_str(), "note_id" | "quote" | "offsets"))
+            || !keys.iter().all(|(k, _)| matches!(k.as_ref(), "note_id" | "quote" | "offsets"))
         {
             return Err(Decline);
         }
@@ -167,12 +169,12 @@ fn evidence(items: &[Value], out: &mut Vec<u8>, quotes: &mut Vec<usize>) -> Res<
 }
 
 /// The accepted answer of one record value, or Decline.
-pub fn fast_answer(cfg: &Config, data: Value) -> Res<Answer> {
+pub fn fast_answer<'a>(cfg: &Config, data: Value<'a>) -> Res<Answer<'a>> {
     let Value::Obj(items) = data else { return Err(Decline) };
-    if items.len() > FIELDS.len() || !items.iter().all(|(k, _)| FIELDS.contains(&k.as_str())) {
+    if items.len() > FIELDS.len() || !items.iter().all(|(k, _)| FIELDS.contains(&k.as_ref())) {
         return Err(Decline);
     }
-    let mut slots: [Option<Value>; 13] = Default::default();
+    let mut slots: [Option<Value<'a>>; 13] = Default::default();
     for (k, v) in items {
         let i = FIELDS.iter().position(|f| *f == k).ok_or(Decline)?;
         slots[i] = Some(v);
@@ -182,19 +184,19 @@ pub fn fast_answer(cfg: &Config, data: Value) -> Res<Answer> {
         // (answer, slot 7, is not required)
         return Err(Decline);
     }
-    let take_str = |v: &Option<Value>| -> Res<String> {
-        match v {
-            Some(Value::Str(s)) => Ok(s.clone()),
+    let mut take_str = |i: usize| -> Res<Cow<'a, str>> {
+        match slots[i].take() {
+            Some(Value::Str(s)) => Ok(s),
             _ => Err(Decline),
         }
     };
-    let event_id = take_str(&slots[1])?;
-    let run_id = take_str(&slots[2])?;
-    let task_id = take_str(&slots[3])?;
-    let patient_id = take_str(&slots[4])?;
-    let field_id = take_str(&slots[5])?;
-    let agent_id = take_str(&slots[6])?;
-    if ![&task_id, &patient_id, &field_id, &agent_id].iter().all(|s| safe_id(s))
+    let event_id = take_str(1)?;
+    let run_id = take_str(2)?;
+    let task_id = take_str(3)?;
+    let patient_id = take_str(4)?;
+    let field_id = take_str(5)?;
+    let agent_id = take_str(6)?;
+    if ![&task_id, &patient_id, &field_id, &agent_id].iter().all(|s| safe_id(s.as_ref()))
         || !bounded_ascii(&event_id) || !bounded_ascii(&run_id)
     {
         return Err(Decline);
@@ -204,7 +206,7 @@ pub fn fast_answer(cfg: &Config, data: Value) -> Res<Answer> {
         Some(Value::Int(v)) => *v,
         _ => return Err(Decline),
     };
-    let no_evidence: Vec<Value> = Vec::new();
+    let no_evidence: Vec<Value<'a>> = Vec::new();
     let evidence_items = match &slots[8] {
         None => &no_evidence,
         Some(Value::List(items)) => items,
@@ -212,22 +214,22 @@ pub fn fast_answer(cfg: &Config, data: Value) -> Res<Answer> {
     };
     let rationale = match &slots[9] {
         None => "",
-        Some(Value::Str(s)) => s.as_str(),
+        Some(Value::Str(s)) => s.as_ref(),
         _ => return Err(Decline),
     };
     let reason = match &slots[11] {
         None | Some(Value::Null) => None,
-        Some(Value::Str(s)) => Some(s.as_str()),
+        Some(Value::Str(s)) => Some(s.as_ref()),
         _ => return Err(Decline),
     };
     let stamp = match &slots[12] {
-        Some(Value::Str(s)) => s.as_str(),
+        Some(Value::Str(s)) => s.as_ref(),
         _ => return Err(Decline),
     };
     let confidence = match &slots[10] {
         None => Confidence::Label("medium".into()),
-        Some(Value::Str(s)) if matches!(s.as_str(), "low" | "medium" | "high") => {
-            Confidence::Label(s.clone())
+        Some(Value::Str(s)) if matches!(s.as_ref(), "low" | "medium" | "high") => {
+            Confidence::Label(s.to_string())
         }
         Some(Value::Float(f)) if (0.0..=1.0).contains(f) => Confidence::Score(*f),
         _ => return Err(Decline),
@@ -237,9 +239,9 @@ pub fn fast_answer(cfg: &Config, data: Value) -> Res<Answer> {
     let mut json = Vec::with_capacity(512);
     json.extend_from_slice(b"{\"schema_version\":");
     write_int(&mut json, version);
-    for (name, v) in [("event_id", &event_id), ("run_id", &run_id), ("task_id", &task_id),
-                      ("patient_id", &patient_id), ("field_id", &field_id),
-                      ("agent_id", &agent_id)] {
+    for (name, v) in [("event_id", &*event_id), ("run_id", &*run_id), ("task_id", &*task_id),
+                      ("patient_id", &*patient_id), ("field_id", &*field_id),
+                      ("agent_id", &*agent_id)] {
         json.extend_from_slice(b",\"");
         json.extend_from_slice(name.as_bytes());
         json.extend_from_slice(b"\":");
@@ -271,7 +273,7 @@ pub fn fast_answer(cfg: &Config, data: Value) -> Res<Answer> {
         || quotes.len() > cfg.max_evidence_items
         || reason.map_or(0, chars) > cfg.max_reason_chars
         || quotes.iter().any(|&q| q > cfg.max_quote_chars)
-        || !cfg.criteria.contains_key(&field_id)
+        || !cfg.criteria.contains_key(field_id.as_ref())
     {
         return Err(Decline);
     }

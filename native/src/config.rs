@@ -23,6 +23,8 @@ pub struct Criterion {
     /// The schema's enum strings (its other values are never compared by the paths the
     /// core takes: see `supported`).
     pub enum_strs: Vec<String>,
+    /// `value.lower()` of each (ASCII when `supported`), computed once.
+    pub enum_lower: Vec<String>,
     /// `schema.enum` is non-empty.
     pub has_enum: bool,
     pub unit: Option<String>,
@@ -87,7 +89,7 @@ fn criterion(v: &Value) -> Res<Criterion> {
         _ => return Err(Decline),
     };
     let unit = match v.get("unit") {
-        Some(Value::Str(s)) => Some(s.clone()),
+        Some(Value::Str(s)) => Some(s.to_string()),
         Some(Value::Null) | None => None,
         _ => return Err(Decline),
     };
@@ -102,7 +104,8 @@ fn criterion(v: &Value) -> Res<Criterion> {
     if matches!(kind, Kind::Enum | Kind::List) && enum_strs.len() != values.len() {
         supported = false;
     }
-    Ok(Criterion { kind, enum_strs, has_enum: !values.is_empty(), unit, allows_no_info,
+    let enum_lower = enum_strs.iter().map(|s| s.to_ascii_lowercase()).collect();
+    Ok(Criterion { kind, enum_strs, enum_lower, has_enum: !values.is_empty(), unit, allows_no_info,
                    supported })
 }
 
@@ -114,7 +117,7 @@ impl Config {
         match v.get("agents_by_task") {
             Some(Value::Obj(items)) => {
                 for (task, agents) in items {
-                    by_task.insert(task.clone(), strs(Some(agents))?);
+                    by_task.insert(task.to_string(), strs(Some(agents))?);
                 }
             }
             _ => return Err(Decline),
@@ -128,7 +131,7 @@ impl Config {
         match v.get("criteria") {
             Some(Value::Obj(items)) => {
                 for (field, c) in items {
-                    criteria.insert(field.clone(), criterion(c)?);
+                    criteria.insert(field.to_string(), criterion(c)?);
                 }
             }
             _ => return Err(Decline),

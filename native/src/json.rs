@@ -5,6 +5,12 @@
 //! bigger ones into floats), floats only in their shortest round-trip spelling without an
 //! exponent (then writing one back gives the same text), nesting of at most `MAX_DEPTH`.
 //! Anything else is `Err(Decline)`: the caller returns None and Python decides.
+//!
+//! The *canonical* mode also declines any text orjson would not have written (whitespace,
+//! escapes orjson does not use, `-0`): a value read in that mode is written back as the
+//! very same bytes, so a stored cell's answers are copied, not re-encoded.
+
+use std::borrow::Cow;
 
 /// "Not mine": the Python path decides this record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -12,22 +18,23 @@ pub struct Decline;
 
 pub type Res<T> = Result<T, Decline>;
 
+/// A JSON value borrowing its strings from the input where they have no escapes.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Value {
+pub enum Value<'a> {
     Null,
     Bool(bool),
     Int(i64),
     Float(f64),
-    Str(String),
-    List(Vec<Value>),
-    Obj(Vec<(String, Value)>),
+    Str(Cow<'a, str>),
+    List(Vec<Value<'a>>),
+    Obj(Vec<(Cow<'a, str>, Value<'a>)>),
 }
 
 /// Deeper than this is declined (the answer model's own bound is 32 levels).
 const MAX_DEPTH: usize = 64;
 
-impl Value {
-    pub fn get(&self, key: &str) -> Option<&Value> {
+impl<'a> Value<'a> {
+    pub fn get(&self, key: &str) -> Option<&Value<'a>> {
         match self {
             Value::Obj(items) => items.iter().find(|(k, _)| k == key).map(|(_, v)| v),
             _ => None,
@@ -41,16 +48,14 @@ impl Value {
     }
 }
 
-pub fn parse(raw: &[u8]) -> Res<Value> {
+pub fn parse(raw: &[u8]) -> Res<Value<'_>> {
     parse_with(raw, false)
 }
 
 /// `relaxed`: floats in any spelling (our own configuration, read once: only its values
 /// matter, it is never written back).
-pub fn parse_with(raw: &[u8], relaxed: bool) -> Res<Value> {
-    // orjson rejects invalid UTF-8 anywhere in the document.
-    let text = std::str::from_utf8(raw).map_err(|_| Decline)?;
-    let mut p = Parser { s: text.as_bytes(), i: 0, relaxed };
+pub fn parse_with(raw: &[u8], relaxed: bool) -> Res<Value<'_>> {
+    let mut p = Parser::new(raw, relaxed, false)?;
     p.ws();
     let v = p.value(0)?;
     p.ws();
@@ -60,14 +65,51 @@ pub fn parse_with(raw: &[u8], relaxed: bool) -> Res<Value> {
     Ok(v)
 }
 
-struct Parser<'a> {
+pub struct Parser<'a> {
     s: &'a [u8],
-    i: usize,
+    pub i: usize,
     relaxed: bool,
+    canonical: bool,
 }
 
 impl<'a> Parser<'a> {
+    pub fn new(raw: &'a [u8], relaxed: bool, canonical: bool) -> Res<Parser<'a>> {
+        // orjson rejects invalid UTF-8 anywhere in the document.
+        std::str::from_utf8(raw).map_err(|_| Decline)?;
+        Ok(Parser { s: raw, i: 0, relaxed, canonical })
+    }
+
+    pub fn text(&self) -> &'a [u8] {
+        self.s
+    }
+
+    /// The exact bytes `lit` next, or Decline.
+    pub fn expect(&mut self, lit: &[u8]) -> Res<()> {
+        if self.s[self.i..].starts_with(lit) {
+            self.i += lit.len();
+            Ok(())
+        } else {
+            Err(Decline)
+        }
+    }
+
+    pub fn eat(&mut self, c: u8) -> bool {
+        if self.peek() == Some(c) {
+            self.i += 1;
+            true
+        } else {
+            false
+        }
+    }
+
+    pub fn at_end(&self) -> bool {
+        self.i == self.s.len()
+    }
+
     fn ws(&mut self) {
+        if self.canonical {
+            return; // orjson writes none: a space is then a syntax error (Decline)
+        }
         while self.i < self.s.len() && matches!(self.s[self.i], b' ' | b'\t' | b'\n' | b'\r') {
             self.i += 1;
         }
@@ -77,7 +119,7 @@ impl<'a> Parser<'a> {
         self.s.get(self.i).copied()
     }
 
-    fn lit(&mut self, word: &[u8], v: Value) -> Res<Value> {
+    fn lit(&mut self, word: &[u8], v: Value<'a>) -> Res<Value<'a>> {
         if self.s[self.i..].starts_with(word) {
             self.i += word.len();
             Ok(v)
@@ -86,7 +128,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn value(&mut self, depth: usize) -> Res<Value> {
+    pub fn value(&mut self, depth: usize) -> Res<Value<'a>> {
         if depth >= MAX_DEPTH {
             return Err(Decline);
         }
@@ -101,9 +143,9 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn object(&mut self, depth: usize) -> Res<Value> {
+    fn object(&mut self, depth: usize) -> Res<Value<'a>> {
         self.i += 1;
-        let mut items: Vec<(String, Value)> = Vec::new();
+        let mut items: Vec<(Cow<'a, str>, Value<'a>)> = Vec::new();
         self.ws();
         if self.peek() == Some(b'}') {
             self.i += 1;
@@ -138,7 +180,7 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn list(&mut self, depth: usize) -> Res<Value> {
+    fn list(&mut self, depth: usize) -> Res<Value<'a>> {
         self.i += 1;
         let mut items = Vec::new();
         self.ws();
@@ -171,7 +213,7 @@ impl<'a> Parser<'a> {
         Ok(v)
     }
 
-    fn string(&mut self) -> Res<String> {
+    pub fn string(&mut self) -> Res<Cow<'a, str>> {
         self.i += 1; // the opening quote
         let start = self.i;
         // Fast scan: no escapes (the common case) is one slice copy.
@@ -181,7 +223,7 @@ impl<'a> Parser<'a> {
                 // the input is valid UTF-8 and the slice ends before an ASCII quote
                 let out = unsafe { std::str::from_utf8_unchecked(&self.s[start..self.i]) };
                 self.i += 1;
-                return Ok(out.to_owned());
+                return Ok(Cow::Borrowed(out));
             }
             if c == b'\\' || c < 0x20 {
                 break;
@@ -193,10 +235,13 @@ impl<'a> Parser<'a> {
             let c = *self.s.get(self.i).ok_or(Decline)?;
             self.i += 1;
             match c {
-                b'"' => return String::from_utf8(out).map_err(|_| Decline),
+                b'"' => return String::from_utf8(out).map(Cow::Owned).map_err(|_| Decline),
                 b'\\' => {
                     let e = *self.s.get(self.i).ok_or(Decline)?;
                     self.i += 1;
+                    if self.canonical && !self.canonical_escape(e) {
+                        return Err(Decline);
+                    }
                     match e {
                         b'"' => out.push(b'"'),
                         b'\\' => out.push(b'\\'),
@@ -237,7 +282,27 @@ impl<'a> Parser<'a> {
         }
     }
 
-    fn number(&mut self) -> Res<Value> {
+    /// Is the escape starting with `e` (after the backslash) one orjson writes?
+    fn canonical_escape(&self, e: u8) -> bool {
+        match e {
+            b'"' | b'\\' | b'n' | b't' | b'r' | b'b' | b'f' => true,
+            b'u' => match self.s.get(self.i..self.i + 4) {
+                Some([b'0', b'0', hi @ (b'0' | b'1'), lo]) => {
+                    let lo = match lo {
+                        b'0'..=b'9' => lo - b'0',
+                        b'a'..=b'f' => lo - b'a' + 10,
+                        _ => return false,
+                    };
+                    let c = (hi - b'0') * 16 + lo;
+                    !matches!(c, 8 | 9 | 10 | 12 | 13)
+                }
+                _ => false,
+            },
+            _ => false,
+        }
+    }
+
+    fn number(&mut self) -> Res<Value<'a>> {
         let start = self.i;
         if self.peek() == Some(b'-') {
             self.i += 1;
@@ -278,6 +343,9 @@ impl<'a> Parser<'a> {
         // ASCII digits, '-' and '.' only
         let text = unsafe { std::str::from_utf8_unchecked(&self.s[start..self.i]) };
         if !float {
+            if self.canonical && text == "-0" {
+                return Err(Decline); // orjson writes 0
+            }
             return text.parse::<i64>().map(Value::Int).map_err(|_| Decline);
         }
         let v: f64 = text.parse().map_err(|_| Decline)?;
@@ -318,8 +386,14 @@ fn itoa_buf(v: i64) -> Vec<u8> {
 /// A string as orjson escapes it.
 pub fn write_str(out: &mut Vec<u8>, s: &str) {
     const HEX: &[u8; 16] = b"0123456789abcdef";
-    out.push(b'"');
     let b = s.as_bytes();
+    out.reserve(b.len() + 2);
+    out.push(b'"');
+    if !b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\') {
+        out.extend_from_slice(b);
+        out.push(b'"');
+        return;
+    }
     let mut last = 0;
     for (i, &c) in b.iter().enumerate() {
         let esc: &[u8] = match c {

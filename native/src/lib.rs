@@ -5,7 +5,7 @@
 //! No state is kept between calls: every input is an argument, every result a return value.
 
 mod answer;
-mod config;
+pub mod config;
 mod decide;
 pub mod json;
 mod normalize;
@@ -50,24 +50,22 @@ pub fn step(cfg: &Config, key: &[u8], value: &[u8], state: Option<&[u8]>,
     };
     let stored: &[state::Stored] = pending.as_ref().map_or(&[], |p| &p.answers);
     let mut seen: Vec<&str> = pending.as_ref()
-        .map_or(Vec::new(), |p| p.seen_events.iter().map(String::as_str).collect());
+        .map_or(Vec::new(), |p| p.seen_events.iter().map(|e| e.as_ref()).collect());
     // a duplicate event, a second answer of an agent (stale or superseding), or a cell
     // whose seen events would be trimmed: the Python path's
-    if seen.contains(&new.event_id.as_str()) || seen.len() + 1 >= cfg.max_seen_events
+    if seen.contains(&new.event_id.as_ref()) || seen.len() + 1 >= cfg.max_seen_events
         || stored.iter().any(|s| s.agent_key == new.agent_id)
     {
         return Err(Decline);
     }
-    for s in stored {
-        if (s.task_id.as_str(), s.patient_id.as_str(), s.field_id.as_str())
-            != (new.task_id.as_str(), new.patient_id.as_str(), new.field_id.as_str())
-        {
-            return Err(Decline);
-        }
+    // decide reads the first stored answer's ids (criterion, agents): all must be the cell's
+    if stored.iter().any(|s| s.task_id != new.task_id || s.patient_id != new.patient_id
+                         || s.field_id != new.field_id) {
+        return Err(Decline);
     }
     seen.push(&new.event_id);
     let mut answers: Vec<(&str, &[u8])> =
-        stored.iter().map(|s| (s.agent_key.as_str(), s.json.as_slice())).collect();
+        stored.iter().map(|s| (s.agent_key.as_ref(), s.json)).collect();
     answers.push((&new.agent_id, &new.json));
     let agents = cfg.agents_for(&new.task_id);
     let complete = agents.iter().all(|a| answers.iter().any(|(k, _)| k == a));
@@ -81,11 +79,11 @@ pub fn step(cfg: &Config, key: &[u8], value: &[u8], state: Option<&[u8]>,
     if answers.len() != agents.len() {
         return Err(Decline); // another agent answered too: ranked by id in Python
     }
-    let criterion = cfg.criteria.get(&new.field_id).ok_or(Decline)?;
+    let criterion = cfg.criteria.get(new.field_id.as_ref()).ok_or(Decline)?;
     let mut ranked = Vec::with_capacity(agents.len());
     for agent in agents {
-        let (raw, conf, json) = match stored.iter().find(|s| &s.agent_key == agent) {
-            Some(s) => (&s.answer, &s.confidence, s.json.as_slice()),
+        let (raw, conf, json) = match stored.iter().find(|s| s.agent_key == agent.as_str()) {
+            Some(s) => (&s.answer, &s.confidence, s.json),
             None => (&new.answer, &new.confidence, new.json.as_slice()),
         };
         ranked.push(Ranked { agent_id: agent, json, form: form(raw, criterion)?,
@@ -209,4 +207,9 @@ fn judgeflow_native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(_roundtrip, m)?)?;
     m.add_function(wrap_pyfunction!(_float_json, m)?)?;
     Ok(())
+}
+
+/// The configuration reader, for examples/bench.rs.
+pub fn config_for_bench(raw: &[u8]) -> Config {
+    Config::parse(raw).expect("configuration")
 }

@@ -179,20 +179,24 @@ fn canon_bool(raw: &Value) -> Res<Option<bool>> {
     })
 }
 
+/// The enum string whose `lower()` is `text`, the first in the schema's order.
+fn lookup<'c>(c: &'c Criterion, text: &str) -> Option<&'c str> {
+    c.enum_lower.iter().position(|l| l == text).map(|i| c.enum_strs[i].as_str())
+}
+
 /// `_canon_enum` against the schema's strings (the schema is `supported`): the value, or
 /// None (Invalid).
 fn canon_enum<'c>(raw: &Value, c: &'c Criterion) -> Res<Option<&'c str>> {
     let by_bool = |b: bool| {
-        c.enum_strs.iter().find(|v| {
-            let l = v.to_ascii_lowercase();
+        c.enum_lower.iter().position(|l| {
             (b && (l == "yes" || l == "true")) || (!b && (l == "no" || l == "false"))
-        })
+        }).map(|i| &c.enum_strs[i])
     };
     Ok(match raw {
         Value::Bool(b) => by_bool(*b).map(String::as_str),
         Value::Str(s) => {
             let t = folded(s)?;
-            match c.enum_strs.iter().find(|v| v.to_ascii_lowercase() == t) {
+            match lookup(c, &t) {
                 Some(v) => Some(v),
                 None => match canon_bool(raw)? {
                     Some(b) => by_bool(b).map(String::as_str),
@@ -254,8 +258,7 @@ fn canonical(raw: &Value, c: &Criterion) -> Res<String> {
             None if c.has_enum => match raw {
                 Value::Str(s) => {
                     let t = folded(s)?;
-                    enum_json(c.enum_strs.iter().find(|v| v.to_ascii_lowercase() == t)
-                                  .map(String::as_str))
+                    enum_json(lookup(c, &t))
                 }
                 _ => Err(Decline),
             },

@@ -7,89 +7,102 @@
 //! `PlainAnswer` reads.
 
 use crate::answer::Confidence;
-use crate::json::{parse, write, write_float, write_int, write_str, Decline, Res, Value};
+use std::borrow::Cow;
 
-/// One stored answer, as deciding reads it.
-pub struct Stored {
-    pub agent_key: String,
-    pub json: Vec<u8>,
-    pub task_id: String,
-    pub patient_id: String,
-    pub field_id: String,
-    pub answer: Value,
+use crate::json::{write_float, write_int, write_str, Decline, Parser, Res, Value};
+
+/// One stored answer, as deciding reads it (borrowed from the stored bytes).
+pub struct Stored<'a> {
+    pub agent_key: Cow<'a, str>,
+    /// Its JSON exactly as stored: read in canonical mode, so orjson would write the same.
+    pub json: &'a [u8],
+    pub task_id: Cow<'a, str>,
+    pub patient_id: Cow<'a, str>,
+    pub field_id: Cow<'a, str>,
+    pub answer: Value<'a>,
     pub confidence: Confidence,
 }
 
-pub struct Pending {
+pub struct Pending<'a> {
     pub first_seen: f64,
     pub partition: i64,
-    pub answers: Vec<Stored>,
-    pub seen_events: Vec<String>,
+    pub answers: Vec<Stored<'a>>,
+    pub seen_events: Vec<Cow<'a, str>>,
 }
 
-fn stored(agent_key: String, v: Value) -> Res<Stored> {
-    let mut json = Vec::with_capacity(512);
-    write(&mut json, &v)?;
-    let s = |k: &str| v.get(k).and_then(Value::as_str).map(str::to_owned).ok_or(Decline);
-    // PlainAnswer.__init__ reads these keys (a KeyError in Python: declined)
-    for k in ["event_id", "run_id", "answer", "confidence"] {
-        v.get(k).ok_or(Decline)?;
-    }
-    if s("agent_id")? != agent_key {
-        return Err(Decline);
-    }
-    let confidence = match v.get("confidence") {
-        Some(Value::Str(l)) => Confidence::Label(l.clone()),
-        Some(Value::Float(f)) => Confidence::Score(*f),
-        _ => return Err(Decline),
-    };
-    Ok(Stored {
-        task_id: s("task_id")?,
-        patient_id: s("patient_id")?,
-        field_id: s("field_id")?,
-        answer: v.get("answer").cloned().unwrap_or(Value::Null),
-        confidence,
-        json,
-        agent_key,
-    })
-}
-
-pub fn load(raw: &[u8]) -> Res<Pending> {
-    if raw.first() != Some(&b'{') {
-        return Err(Decline);
-    }
-    let Value::Obj(items) = parse(raw)? else { return Err(Decline) };
-    let (mut first_seen, mut partition, mut answers, mut seen) = (None, None, None, None);
-    let mut keys = 0;
+fn stored<'a>(agent_key: Cow<'a, str>, json: &'a [u8], v: Value<'a>) -> Res<Stored<'a>> {
+    let Value::Obj(items) = v else { return Err(Decline) };
+    let (mut task, mut patient, mut field, mut agent) = (None, None, None, None);
+    let (mut answer, mut confidence) = (None, None);
+    let mut ids = 0;
     for (k, v) in items {
-        keys += 1;
-        match (k.as_str(), v) {
-            ("first_seen", Value::Float(f)) => first_seen = Some(f),
-            ("partition", Value::Int(p)) => partition = Some(p),
-            ("answers", Value::Obj(a)) => {
-                answers = Some(a.into_iter().map(|(k, v)| stored(k, v))
-                               .collect::<Res<Vec<_>>>()?)
-            }
-            ("seen_events", Value::List(e)) => {
-                seen = Some(e.into_iter().map(|x| match x {
-                    Value::Str(s) => Ok(s),
-                    _ => Err(Decline),
-                }).collect::<Res<Vec<_>>>()?)
-            }
-            ("decided_at", Value::Null) | ("last_inputs_id", Value::Null) => {}
-            ("history", Value::List(h)) if h.is_empty() => {}
-            _ => return Err(Decline),
+        match (k.as_ref(), v) {
+            ("task_id", Value::Str(s)) => task = Some(s),
+            ("patient_id", Value::Str(s)) => patient = Some(s),
+            ("field_id", Value::Str(s)) => field = Some(s),
+            ("agent_id", Value::Str(s)) => agent = Some(s),
+            ("event_id" | "run_id", _) => ids += 1,
+            ("answer", v) => answer = Some(v),
+            ("confidence", Value::Str(l)) => confidence = Some(Confidence::Label(l.into_owned())),
+            ("confidence", Value::Float(f)) => confidence = Some(Confidence::Score(f)),
+            ("confidence", _) => return Err(Decline),
+            _ => {}
         }
     }
-    if keys != 7 {
+    // PlainAnswer.__init__ reads these keys (a KeyError in Python: declined)
+    if ids != 2 || agent.as_deref() != Some(agent_key.as_ref()) {
         return Err(Decline);
     }
-    Ok(Pending {
-        first_seen: first_seen.ok_or(Decline)?,
-        partition: partition.ok_or(Decline)?,
-        answers: answers.ok_or(Decline)?,
-        seen_events: seen.ok_or(Decline)?,
+    Ok(Stored {
+        agent_key,
+        json,
+        task_id: task.ok_or(Decline)?,
+        patient_id: patient.ok_or(Decline)?,
+        field_id: field.ok_or(Decline)?,
+        answer: answer.ok_or(Decline)?,
+        confidence: confidence.ok_or(Decline)?,
     })
+}
+
+/// A pending cell's stored bytes, in the layout `dumps` writes (any other: Decline).
+pub fn load(raw: &[u8]) -> Res<Pending<'_>> {
+    let mut p = Parser::new(raw, false, true)?;
+    p.expect(b"{\"first_seen\":")?;
+    let Value::Float(first_seen) = p.value(1)? else { return Err(Decline) };
+    p.expect(b",\"partition\":")?;
+    let Value::Int(partition) = p.value(1)? else { return Err(Decline) };
+    p.expect(b",\"answers\":{")?;
+    let mut answers: Vec<Stored> = Vec::new();
+    if !p.eat(b'}') {
+        loop {
+            if p.text().get(p.i) != Some(&b'"') {
+                return Err(Decline);
+            }
+            let agent = p.string()?;
+            p.expect(b":")?;
+            let start = p.i;
+            let v = p.value(2)?;
+            if answers.iter().any(|a| a.agent_key == agent) {
+                return Err(Decline);
+            }
+            answers.push(stored(agent, &p.text()[start..p.i], v)?);
+            if p.eat(b'}') {
+                break;
+            }
+            p.expect(b",")?;
+        }
+    }
+    p.expect(b",\"seen_events\":")?;
+    let Value::List(events) = p.value(1)? else { return Err(Decline) };
+    let seen_events = events.into_iter().map(|x| match x {
+        Value::Str(s) => Ok(s),
+        _ => Err(Decline),
+    }).collect::<Res<Vec<_>>>()?;
+    p.expect(b",\"decided_at\":null,\"last_inputs_id\":null,\"history\":[]}")?;
+    if !p.at_end() {
+        return Err(Decline);
+    }
+    Ok(Pending { first_seen, partition, answers, seen_events })
 }
 
 /// `CellState.dumps()`: `answers` is (agent, stored JSON) in insertion order; `decision` is
