@@ -236,7 +236,7 @@ pub fn fast_answer<'a>(cfg: &Config, data: Value<'a>) -> Res<Answer<'a>> {
     };
     let emitted = stamp_json(stamp)?;
 
-    let mut json = Vec::with_capacity(512);
+    let mut json = Vec::with_capacity(cfg.max_answer_bytes.min(4096));
     json.extend_from_slice(b"{\"schema_version\":");
     write_int(&mut json, version);
     for (name, v) in [("event_id", &*event_id), ("run_id", &*run_id), ("task_id", &*task_id),

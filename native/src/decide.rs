@@ -201,7 +201,7 @@ fn cell_ids(out: &mut Vec<u8>, task: &str, patient: &str, field_id: &str) {
 mod tests {
     #[test]
     fn derive_id_is_sha256_of_joined_parts() {
-        // hashlib.sha256("a\x1fb".encode()).hexdigest()[:32]
-        assert_eq!(super::derive_id(&["a", "b"]).len(), 32);
+        // hashlib.sha256("job\x1fabc\x1fdisagreement".encode()).hexdigest()[:32]
+        assert_eq!(super::derive_id(&["job", "abc", "disagreement"]), "66efee021148a6700165bf969076a1fc");
     }
 }

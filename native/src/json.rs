@@ -30,6 +30,43 @@ pub enum Value<'a> {
     Obj(Vec<(Cow<'a, str>, Value<'a>)>),
 }
 
+/// Bytes that end a plain run inside a JSON string: quote, backslash, controls.
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut c = 0;
+    while c < 0x20 {
+        t[c] = true;
+        c += 1;
+    }
+    t[b'"' as usize] = true;
+    t[b'\\' as usize] = true;
+    t
+};
+
+/// Index of the first SPECIAL byte of `b`, eight bytes at a time (SWAR: a byte is special
+/// when it equals `"` or `\\`, or is below 0x20), or None.
+#[inline]
+pub fn find_special(b: &[u8]) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut i = 0;
+    while i + 8 <= b.len() {
+        let x = u64::from_le_bytes(b[i..i + 8].try_into().expect("eight bytes"));
+        let quote = x ^ (ONES * b'"' as u64);
+        let slash = x ^ (ONES * b'\\' as u64);
+        // "has a zero byte" for quote and slash, "has a byte < 0x20" for x (exact for
+        // bytes < 0x80; a byte >= 0x80 never sets its flag)
+        let hit = (quote.wrapping_sub(ONES) & !quote)
+            | (slash.wrapping_sub(ONES) & !slash)
+            | (x.wrapping_sub(ONES * 0x20) & !x);
+        if hit & HIGH != 0 {
+            break; // the first special byte is in this word: found bytewise below
+        }
+        i += 8;
+    }
+    b[i..].iter().position(|&c| SPECIAL[c as usize]).map(|p| p + i)
+}
+
 /// Deeper than this is declined (the answer model's own bound is 32 levels).
 const MAX_DEPTH: usize = 64;
 
@@ -145,7 +182,7 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> Res<Value<'a>> {
         self.i += 1;
-        let mut items: Vec<(Cow<'a, str>, Value<'a>)> = Vec::new();
+        let mut items: Vec<(Cow<'a, str>, Value<'a>)> = Vec::with_capacity(16);
         self.ws();
         if self.peek() == Some(b'}') {
             self.i += 1;
@@ -182,7 +219,7 @@ impl<'a> Parser<'a> {
 
     fn list(&mut self, depth: usize) -> Res<Value<'a>> {
         self.i += 1;
-        let mut items = Vec::new();
+        let mut items = Vec::with_capacity(4);
         self.ws();
         if self.peek() == Some(b']') {
             self.i += 1;
@@ -216,21 +253,17 @@ impl<'a> Parser<'a> {
     pub fn string(&mut self) -> Res<Cow<'a, str>> {
         self.i += 1; // the opening quote
         let start = self.i;
-        // Fast scan: no escapes (the common case) is one slice copy.
-        while self.i < self.s.len() {
-            let c = self.s[self.i];
-            if c == b'"' {
-                // the input is valid UTF-8 and the slice ends before an ASCII quote
-                let out = unsafe { std::str::from_utf8_unchecked(&self.s[start..self.i]) };
-                self.i += 1;
-                return Ok(Cow::Borrowed(out));
-            }
-            if c == b'\\' || c < 0x20 {
-                break;
-            }
+        // Fast scan: no escapes (the common case) is a borrowed slice.
+        let run = find_special(&self.s[self.i..]).ok_or(Decline)?;
+        self.i += run;
+        if self.s[self.i] == b'"' {
+            // the input is valid UTF-8 and the slice ends before an ASCII quote
+            let out = unsafe { std::str::from_utf8_unchecked(&self.s[start..self.i]) };
             self.i += 1;
+            return Ok(Cow::Borrowed(out));
         }
-        let mut out: Vec<u8> = self.s[start..self.i].to_vec();
+        let mut out: Vec<u8> = Vec::with_capacity(run + 16);
+        out.extend_from_slice(&self.s[start..self.i]);
         loop {
             let c = *self.s.get(self.i).ok_or(Decline)?;
             self.i += 1;
@@ -277,7 +310,13 @@ impl<'a> Parser<'a> {
                     }
                 }
                 c if c < 0x20 => return Err(Decline),
-                c => out.push(c),
+                _ => {
+                    // a run of plain bytes up to the next quote, backslash or control
+                    let run = find_special(&self.s[self.i..]).ok_or(Decline)?;
+                    out.push(c);
+                    out.extend_from_slice(&self.s[self.i..self.i + run]);
+                    self.i += run;
+                }
             }
         }
     }
@@ -389,7 +428,7 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     let b = s.as_bytes();
     out.reserve(b.len() + 2);
     out.push(b'"');
-    if !b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\') {
+    if find_special(b).is_none() {
         out.extend_from_slice(b);
         out.push(b'"');
         return;
@@ -471,6 +510,21 @@ mod tests {
         assert_eq!(round(r#"{"a":[1,-2,0.5,-0.0,true,null],"b":"x\"\\\n\u001b/"}"#).unwrap(),
                    r#"{"a":[1,-2,0.5,-0.0,true,null],"b":"x\"\\\n\u001b/"}"#);
         assert_eq!(round(r#"{"a":1000.0}"#).unwrap(), r#"{"a":1000.0}"#);
+    }
+
+    #[test]
+    fn finds_special_bytes_like_a_bytewise_scan() {
+        let mut seed = 7u64;
+        for _ in 0..20000 {
+            let len = (seed % 40) as usize;
+            let mut b = Vec::new();
+            for _ in 0..len {
+                seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                let r = (seed >> 33) as u8;
+                b.push(if r % 5 == 0 { r } else { b'a' + r % 26 });
+            }
+            assert_eq!(find_special(&b), b.iter().position(|&c| SPECIAL[c as usize]), "{b:?}");
+        }
     }
 
     #[test]
