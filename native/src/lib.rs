@@ -11,6 +11,7 @@ pub mod json;
 mod normalize;
 mod state;
 
+use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyString, PyTuple};
 
@@ -120,6 +121,21 @@ fn exact_str<'a>(v: &'a Bound<'_, PyAny>) -> Option<std::borrow::Cow<'a, str>> {
     }
 }
 
+/// The few names a step returns (kinds and outcome labels), as interned strings.
+fn name<'py>(py: Python<'py>, text: &str) -> Bound<'py, PyString> {
+    let interned = match text {
+        "" => intern!(py, ""),
+        "job" => intern!(py, "job"),
+        "outcome" => intern!(py, "outcome"),
+        "agreement" => intern!(py, "agreement"),
+        "disagreement" => intern!(py, "disagreement"),
+        "type_drift" => intern!(py, "type_drift"),
+        "low_confidence" => intern!(py, "low_confidence"),
+        _ => return PyString::new(py, text),
+    };
+    interned.clone()
+}
+
 #[pymethods]
 impl DetectCore {
     #[new]
@@ -164,16 +180,16 @@ impl DetectCore {
         };
         let emits: Vec<Bound<'py, PyTuple>> = step.emits.iter()
             .map(|(kind, rec, label)| {
-                PyTuple::new(py, [PyString::new(py, kind).into_any(),
+                PyTuple::new(py, [name(py, kind).into_any(),
                                   PyBytes::new(py, rec).into_any(),
-                                  PyString::new(py, label).into_any()])
+                                  name(py, label).into_any()])
             })
             .collect::<PyResult<_>>()?;
         let decided = match step.decided_at {
             Some(at) => PyFloat::new(py, at).into_any(),
             None => py.None().into_bound(py),
         };
-        let out = PyTuple::new(py, [PyString::new(py, "new").into_any(),
+        let out = PyTuple::new(py, [intern!(py, "new").clone().into_any(),
                                     PyBytes::new(py, &step.state).into_any(),
                                     PyFloat::new(py, step.first_seen).into_any(),
                                     decided,
