@@ -6,8 +6,10 @@
 
 mod answer;
 pub mod config;
+mod dates;
 mod decide;
 pub mod json;
+mod read;
 mod normalize;
 mod state;
 
