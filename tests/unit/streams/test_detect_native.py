@@ -422,3 +422,19 @@ def test_json_reader_and_writer_match_orjson() -> None:
     for bad in (b'{"a":1,"a":2}', b'"\\ud800"', b"\xff", b"1e5", b"[1.50]", b"NaN",
                 b"18446744073709551616", b"[" * 100 + b"]" * 100):
         assert native._roundtrip(bad) is None, bad
+
+
+def test_a_schema_the_core_cannot_read_only_turns_off_its_criterion(skill: Skill) -> None:
+    """(One expected agent: every answer is decided, which needs the schema.)"""
+    config = orjson.loads(core_config(skill, _cfg(("default",))))
+    config["criteria"]["t2dm_dx"]["type"] = "traffic_light"
+    core = native.DetectCore(orjson.dumps(config))
+    got = {field: 0 for field in config["criteria"]}
+    for key, value in load_sample().answers:
+        if b'"agent_id":"default"' not in value:
+            continue
+        field = key.split(b"|")[2].decode()
+        got[field] += core.answer(key, value, None, "answers", 0, 0, 1000.0, "x") is not None
+    assert got["t2dm_dx"] == 0 and sum(got.values()) > 250, got
+    with pytest.raises(ValueError, match="unreadable configuration"):
+        native.DetectCore(b"{}")
