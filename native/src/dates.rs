@@ -26,7 +26,7 @@ pub fn date_text(text: &str) -> Res<String> {
     } else if b[2] == b'/' && b[5] == b'/' {
         (num(6..10)?, num(0..2)?, num(3..5)?)
     } else {
-        return Err(Decline);
+        return month_name_date(text); // "Jun 6 2012" has ten characters too
     };
     if !valid_date(y, m, d) {
         return Err(Decline);

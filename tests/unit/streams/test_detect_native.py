@@ -438,3 +438,29 @@ def test_a_schema_the_core_cannot_read_only_turns_off_its_criterion(skill: Skill
     assert got["t2dm_dx"] == 0 and sum(got.values()) > 250, got
     with pytest.raises(ValueError, match="unreadable configuration"):
         native.DetectCore(b"{}")
+
+
+def test_every_pair_of_spellings_per_answer_type() -> None:
+    """For one criterion of each answer type of each skill: a cell for every pair of
+    answers from the type's spellings (plain records otherwise), so every spelling meets
+    every other in a decision."""
+    for sk in _skills():
+        by_type: dict[str, str] = {}
+        for field, criterion in sorted(sk.criteria.items()):
+            by_type.setdefault(criterion.answer_schema.type, field)
+        values, rng = [], random.Random(50)
+        for kind, field in sorted(by_type.items()):
+            enum = [v for v in sk.criteria[field].answer_schema.enum or [] if type(v) is str]
+            pool = [*_VALID.get(kind, []), *enum, *(v.upper() for v in enum),
+                    *rng.sample(_RAW, 8)]
+            for i, (a, b) in enumerate((a, b) for a in pool for b in pool):
+                for agent, answer in (("default", a), ("skeptical", b)):
+                    values.append(orjson.dumps({
+                        "event_id": f"{field}-{i}-{agent}", "run_id": "r", "task_id": "t",
+                        "patient_id": f"P{i}", "field_id": field, "agent_id": agent,
+                        "answer": answer, "confidence": 0.9,
+                        "emitted_at": "2026-01-01T00:00:00Z"}))
+        d = Drive(sk, _cfg())
+        for offset, value in enumerate(values):
+            d.answer(_key(value), value, offset=offset)
+        assert d.taken > 0.6 * len(values), (sk.name, d.taken, d.seen)
