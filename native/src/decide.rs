@@ -84,7 +84,8 @@ pub fn decide(ids: [&str; 3], key: &str, ranked: &[Ranked], source: (&str, i64, 
     let mut fingerprints: Vec<String> = ranked
         .iter()
         .map(|r| {
-            let mut out = Vec::new();
+            let mut out = Vec::with_capacity(
+                r.agent_id.len() + 2 * r.form.signature.len() + r.form.canonical_json.len() + 24);
             out.push(b'[');
             write_str(&mut out, r.agent_id);
             out.push(b',');
@@ -108,7 +109,8 @@ pub fn decide(ids: [&str; 3], key: &str, ranked: &[Ranked], source: (&str, i64, 
 
     let mut emits = Vec::with_capacity(2);
     if let (Some(kind), Some(job_id)) = (job_kind, job_id.as_deref()) {
-        let mut out = Vec::with_capacity(2048);
+        let answers: usize = ranked.iter().map(|r| r.json.len()).sum();
+        let mut out = Vec::with_capacity(answers + 1024);
         out.extend_from_slice(b"{\"job_id\":");
         write_str(&mut out, job_id);
         field(&mut out, "kind");
@@ -139,8 +141,11 @@ pub fn decide(ids: [&str; 3], key: &str, ranked: &[Ranked], source: (&str, i64, 
         field(&mut out, "source");
         out.extend_from_slice(b"{\"topic\":");
         write_str(&mut out, source.0);
-        out.extend_from_slice(format!(",\"partition\":{},\"offset\":{}}}", source.1, source.2)
-                                  .as_bytes());
+        out.extend_from_slice(b",\"partition\":");
+        crate::json::write_int(&mut out, source.1);
+        out.extend_from_slice(b",\"offset\":");
+        crate::json::write_int(&mut out, source.2);
+        out.push(b'}');
         field(&mut out, "missing_agents");
         out.extend_from_slice(b"[]");
         field(&mut out, "kinds_applicable");

@@ -99,8 +99,23 @@ pub fn write_float(out: &mut Vec<u8>, v: f64) -> Res<()> {
 }
 
 pub fn write_int(out: &mut Vec<u8>, v: i64) {
-    use std::io::Write;
-    write!(out, "{v}").expect("writing to a Vec");
+    // digits written backwards into a buffer (no formatting machinery: ints are written
+    // several times per record)
+    let mut buf = [0u8; 20];
+    let mut i = buf.len();
+    let mut n = v.unsigned_abs();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            break;
+        }
+    }
+    if v < 0 {
+        out.push(b'-');
+    }
+    out.extend_from_slice(&buf[i..]);
 }
 
 /// A string as orjson escapes it.

@@ -44,7 +44,7 @@ fn json_str(s: &str) -> String {
 /// `repr(x)` of a float when it is ryu's shortest spelling with no exponent (repr switches to
 /// one below 1e-4, ryu below 1e-5: those are declined).
 fn float_repr(x: f64) -> Res<String> {
-    let mut out = Vec::new();
+    let mut out = Vec::with_capacity(24);
     write_float(&mut out, x)?;
     let text = String::from_utf8(out).expect("ASCII");
     if text.trim_start_matches('-').starts_with("0.0000") {
@@ -198,7 +198,7 @@ fn canon_list(items: &[Value], c: &Criterion) -> Res<String> {
     }
     out.sort();
     out.dedup();
-    let mut json = Vec::new();
+    let mut json = Vec::with_capacity(out.iter().map(|i| i.len() + 3).sum::<usize>() + 2);
     json.push(b'[');
     for (n, item) in out.iter().enumerate() {
         if n > 0 {

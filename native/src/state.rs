@@ -110,7 +110,10 @@ pub fn load(raw: &[u8]) -> Res<Pending<'_>> {
 pub fn dump(first_seen: f64, partition: i64, answers: &[(&str, &[u8])], seen: &[&str],
             decision: Option<(f64, &str, (&str, i64, i64), &[(&'static str, Vec<u8>, String)])>)
             -> Res<Vec<u8>> {
-    let mut out = Vec::with_capacity(4096);
+    let records: usize = decision.map_or(0, |d| d.3.iter().map(|(_, r, _)| r.len() + 32).sum());
+    let answered: usize = answers.iter().map(|(a, j)| a.len() + j.len() + 4).sum();
+    let seen_len: usize = seen.iter().map(|e| e.len() + 3).sum();
+    let mut out = Vec::with_capacity(records + answered + seen_len + 256);
     out.extend_from_slice(b"{\"first_seen\":");
     write_float(&mut out, first_seen)?;
     out.extend_from_slice(b",\"partition\":");
