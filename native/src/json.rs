@@ -60,7 +60,8 @@ pub fn find_special(b: &[u8]) -> Option<usize> {
             | (slash.wrapping_sub(ONES) & !slash)
             | (x.wrapping_sub(ONES * 0x20) & !x);
         if hit & HIGH != 0 {
-            break; // the first special byte is in this word: found bytewise below
+            // the lowest flag is a true hit (a borrow only sets flags above one)
+            return Some(i + ((hit & HIGH).trailing_zeros() / 8) as usize);
         }
         i += 8;
     }
