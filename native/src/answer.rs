@@ -72,6 +72,8 @@ fn digits(b: &[u8]) -> Option<u32> {
     Some(v)
 }
 
+// `%` rather than `is_multiple_of` (stable only since Rust 1.87)
+#[allow(clippy::manual_is_multiple_of)]
 pub fn days_in_month(year: u32, month: u32) -> u32 {
     match month {
         1 | 3 | 5 | 7 | 8 | 10 | 12 => 31,

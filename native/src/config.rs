@@ -80,6 +80,7 @@ impl Criterion {
     }
 }
 
+#[allow(clippy::unnecessary_map_or)] // is_none_or: stable only since Rust 1.82
 fn criterion(v: &Value) -> Res<Criterion> {
     let kind = match v.get("type").and_then(Value::as_str) {
         Some("boolean") => Kind::Boolean,

@@ -105,11 +105,13 @@ pub fn load(raw: &[u8]) -> Res<Pending<'_>> {
     Ok(Pending { first_seen, partition, answers, seen_events })
 }
 
-/// `CellState.dumps()`: `answers` is (agent, stored JSON) in insertion order; `decision` is
-/// the decided time, inputs id, trigger and the (kind, record) outputs.
+/// A decision as stored: decided time, inputs id, trigger (topic, partition, offset) and the
+/// (kind, record, label) outputs.
+pub type Decision<'a> = (f64, &'a str, (&'a str, i64, i64), &'a [(&'static str, Vec<u8>, String)]);
+
+/// `CellState.dumps()`: `answers` is (agent, stored JSON) in insertion order.
 pub fn dump(first_seen: f64, partition: i64, answers: &[(&str, &[u8])], seen: &[&str],
-            decision: Option<(f64, &str, (&str, i64, i64), &[(&'static str, Vec<u8>, String)])>)
-            -> Res<Vec<u8>> {
+            decision: Option<Decision>) -> Res<Vec<u8>> {
     let records: usize = decision.map_or(0, |d| d.3.iter().map(|(_, r, _)| r.len() + 32).sum());
     let answered: usize = answers.iter().map(|(a, j)| a.len() + j.len() + 4).sum();
     let seen_len: usize = seen.iter().map(|e| e.len() + 3).sum();
