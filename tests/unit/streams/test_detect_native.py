@@ -318,7 +318,6 @@ def test_every_answer_type_and_tricky_json() -> None:
             d = Drive(sk, _cfg(threshold=threshold)).run(values, random.Random(n),
                                                          variants=True)
             assert d.taken > 100, (sk.name, d.taken, d.seen)
-            print(sk.name, threshold, d.taken, d.seen, dict(d.outcomes))
             assert set(d.outcomes) == {"agreement", "disagreement", "type_drift",
                                        "low_confidence"}, d.outcomes
 
