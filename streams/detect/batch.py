@@ -84,6 +84,8 @@ class Batch:
     emits: list[tuple[Emit, StepNote]] = field(default_factory=list)
     #: Records the compiled core declined (they took the Python path).
     declined: int = 0
+    _now: float = field(default=float("nan"), repr=False)
+    _stamp: str = field(default="", repr=False)
 
     def _state(self, key: bytes) -> CellState | None:
         hit = self.changed.get(key)
@@ -112,8 +114,10 @@ class Batch:
         if core is not None and load_raw is not None and key is not None:
             hit = self.changed.get(key)
             raw = load_raw(key) if hit is None else hit.raw or None
+            if now != self._now:  # one clock reading per batch: formatted once
+                self._now, self._stamp = now, stamp(now)
             got = core.answer(key, value, raw, source[0], source[1], source[2], now,
-                              stamp(now))
+                              self._stamp)
             if got is not None:
                 name, new_raw, first_seen, decided_at, partition, emits = got
                 self.changed[key] = Changed(None, source[1], new_raw,

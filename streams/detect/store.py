@@ -106,22 +106,25 @@ class CellStore:
     def write(self, changed: Mapping[bytes, Change]) -> list[ChangelogRecord]:
         """Store a batch's changed cells; returns the changelog records to send."""
         records: list[ChangelogRecord] = []
-        for key, ch in changed.items():
-            self._hot.pop(key, None)
-            self._cooling.pop(key, None)
+        hot, cooling, data, noted = self._hot, self._cooling, self.data, self._noted
+        note_due = self.index.note_due
+        for key, ch in changed.items():  # per changed cell per batch: locals, no lookups
+            hot.pop(key, None)
+            cooling.pop(key, None)
             due = ch.due_times()
             if due is None:
-                if self.data.pop(key, None) is not None:
+                if data.pop(key, None) is not None:
                     records.append((ch.partition, key, None))
-                self._noted.pop(key, None)
+                noted.pop(key, None)
             else:
-                self.data[key] = self._noted[key] = ch.raw
-                records.append((ch.partition, key, ch.raw))
+                raw = ch.raw
+                data[key] = noted[key] = raw
+                records.append((ch.partition, key, raw))
                 if due[1] is not None:  # decided
-                    self._cooling[key] = ch.raw
+                    cooling[key] = raw
                 else:  # the compiled core's cells are kept as bytes (it reads those)
-                    self._hot[key] = (ch.raw, ch.decoded)
-            self.index.note_due(key, due)
+                    hot[key] = (raw, ch.decoded)
+            note_due(key, due)
         while len(self._hot) > self.hot_max:
             oldest = next(iter(self._hot))
             self._cooling[oldest] = self._hot.pop(oldest)[0]

@@ -11,8 +11,8 @@ must be: ``make bootstrap`` builds it)."""
 from __future__ import annotations
 
 import random
-import zlib
 import shutil
+import zlib
 from typing import Any
 
 import orjson
