@@ -24,6 +24,8 @@ _DATE_FORMATS = (
     "%Y-%m-%d", "%Y/%m/%d", "%m/%d/%Y", "%d %B %Y", "%d %b %Y", "%B %d, %Y", "%b %d, %Y",
     "%B %d %Y", "%Y-%m-%dT%H:%M:%S", "%Y%m%d",
 )
+#: Whole numbers in this range are canonical ints (what orjson writes: i64 and u64).
+_INT_MIN, _INT_END = -(2**63), 2**64
 _NUMBER = re.compile(r"^\s*([-+]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][-+]?\d+)?)\s*(.*?)\s*$")
 
 
@@ -95,7 +97,11 @@ def _canon_number(raw: Any, unit: str | None) -> Any:
         return None
     if not math.isfinite(value):
         return None
-    return int(value) if value.is_integer() else round(value, 6)
+    if value.is_integer() and _INT_MIN <= value < _INT_END:
+        return int(value)
+    # a larger whole number stays a float: as an int it would be outside the 64 bits JSON
+    # numbers are written with here (orjson), and every decision of its cell would fail
+    return round(value, 6)
 
 
 def _canon_date(raw: Any) -> Any:

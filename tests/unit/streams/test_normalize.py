@@ -67,3 +67,36 @@ def test_invalid_values_compare_by_raw_text() -> None:
 ])
 def test_format_signature(a: Any, b: Any, same: bool) -> None:
     assert (format_signature(a) == format_signature(b)) is same
+
+
+@pytest.mark.parametrize(("raw", "expected"), [
+    (2**63, 2**63), (2**64 - 2048, 2**64 - 2048), (2**64 - 1, float(2**64)),
+    (-(2**63), -(2**63)), (1e19, 10**19),
+    (2**64, float(2**64)), (-(2**63) - 1025, float(-(2**63) - 1025)), (1e300, 1e300),
+    ("1e300", 1e300),
+])
+def test_whole_numbers_beyond_64_bits_stay_floats(raw: Any, expected: Any) -> None:
+    """As an int, 2**64 has no JSON form here (orjson writes 64-bit integers): every decision
+    of its cell failed (and its settle ticks again and again), so the cell never left."""
+    canon = canonicalize(raw, A1C)
+    assert canon == expected and type(canon) is type(expected)
+
+
+def test_a_cell_with_a_huge_number_is_decided() -> None:
+    """orjson reads integers beyond 64 bits as floats (the raw answers here)."""
+    import orjson
+
+    from streams.detect.decide import decide
+    from streams.detect.fastpath import PlainAnswer
+
+    stamp = "2026-01-01T00:00:00Z"
+    answers = [PlainAnswer({"event_id": f"e{i}", "run_id": "r", "task_id": "t",
+                            "patient_id": "p", "field_id": "f", "agent_id": agent,
+                            "answer": value, "confidence": "high", "emitted_at": stamp}, None)
+               for i, (agent, value) in enumerate(zip("ab", orjson.loads(
+                   b"[18446744073709551616, -9223372036854775809]"), strict=True))]
+    d = decide(answers, A1C, ("a", "b"), 0.5)  # type: ignore[arg-type]
+    assert d.outcome == "disagreement"
+    # the first stays a float; the second is exactly -2**63, an int orjson writes
+    assert orjson.dumps([n.json_value for n in d.answers]) == (
+        b"[1.8446744073709552e+19,-9223372036854775808]")
