@@ -27,10 +27,14 @@ native_stamp=.venv/.judgeflow-native-built
 if command -v cargo >/dev/null 2>&1; then
   if [ ! -f "$native_stamp" ] || [ -n "$(find native -path native/target -prune -o -newer "$native_stamp" -type f -print -quit)" ]; then
     echo "==> building the detector's compiled core (native/, cargo; about a minute)"
+    touch "$native_stamp.new"  # before the build: a source edited meanwhile is newer
     if .venv/bin/python -m pip install -q ./native; then
-      touch "$native_stamp"
+      mv "$native_stamp.new" "$native_stamp"
     else
-      echo "judgeflow: the compiled core did not build (output above); the detector will run on its Python path" >&2
+      # never keep a core built from older sources: the Python path is right by definition
+      .venv/bin/python -m pip uninstall -q -y judgeflow-native >/dev/null 2>&1 || true
+      rm -f "$native_stamp" "$native_stamp.new"
+      echo "judgeflow: the compiled core did not build (output above); the detector runs on its Python path" >&2
     fi
   fi
 else

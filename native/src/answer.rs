@@ -170,6 +170,18 @@ fn evidence(items: &[Value], out: &mut Vec<u8>, quotes: &mut Vec<usize>) -> Res<
     Ok(())
 }
 
+/// Does a list or dict in `v` sit deeper than `max` (`v` itself at `depth`)? As
+/// `schemas.chart_review.check_json_value` counts: the answer itself is depth 1.
+fn nested_deeper(v: &Value, depth: usize, max: usize) -> bool {
+    match v {
+        Value::List(items) => depth > max || items.iter().any(|c| nested_deeper(c, depth + 1, max)),
+        Value::Obj(items) => {
+            depth > max || items.iter().any(|(_, c)| nested_deeper(c, depth + 1, max))
+        }
+        _ => false,
+    }
+}
+
 /// The accepted answer of one record value, or Decline.
 pub fn fast_answer<'a>(cfg: &Config, data: Value<'a>) -> Res<Answer<'a>> {
     let Value::Obj(items) = data else { return Err(Decline) };
@@ -182,6 +194,9 @@ pub fn fast_answer<'a>(cfg: &Config, data: Value<'a>) -> Res<Answer<'a>> {
         slots[i] = Some(v);
     }
     let answer = slots[7].take().unwrap_or(Value::Null);
+    if nested_deeper(&answer, 1, cfg.max_json_depth) {
+        return Err(Decline); // check_json_value refuses it: a schema error in Python
+    }
     if REQUIRED.iter().any(|r| slots[FIELDS.iter().position(|f| f == r).unwrap()].is_none()) {
         // (answer, slot 7, is not required)
         return Err(Decline);

@@ -48,6 +48,8 @@ pub struct Config {
     pub max_quote_chars: usize,
     pub max_cell_state_bytes: usize,
     pub max_seen_events: usize,
+    /// `MAX_JSON_DEPTH`: how deep a list or dict answer may nest (`check_json_value`).
+    pub max_json_depth: usize,
     /// False: the core declines every record (an agent list it cannot rank as Python does).
     pub enabled: bool,
 }
@@ -160,6 +162,7 @@ impl Config {
             max_quote_chars: size(&v, "max_quote_chars")?,
             max_cell_state_bytes: size(&v, "max_cell_state_bytes")?,
             max_seen_events: size(&v, "max_seen_events")?,
+            max_json_depth: size(&v, "max_json_depth")?,
             enabled,
         })
     }

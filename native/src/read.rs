@@ -104,12 +104,15 @@ impl<'a> Parser<'a> {
 
     fn object(&mut self, depth: usize) -> Res<Value<'a>> {
         self.i += 1;
-        let mut items: Vec<(Cow<'a, str>, Value<'a>)> = Vec::with_capacity(16);
         self.ws();
         if self.peek() == Some(b'}') {
             self.i += 1;
-            return Ok(Value::Obj(items));
+            return Ok(Value::Obj(Vec::new()));
         }
+        // A record has 13 fields; nested objects (evidence items) a few. Sized by depth, so
+        // that a record of many small objects cannot reserve 16 entries for each.
+        let mut items: Vec<(Cow<'a, str>, Value<'a>)> =
+            Vec::with_capacity(if depth == 0 { 16 } else { 4 });
         loop {
             self.ws();
             if self.peek() != Some(b'"') {
@@ -141,12 +144,12 @@ impl<'a> Parser<'a> {
 
     fn list(&mut self, depth: usize) -> Res<Value<'a>> {
         self.i += 1;
-        let mut items = Vec::with_capacity(4);
         self.ws();
         if self.peek() == Some(b']') {
             self.i += 1;
-            return Ok(Value::List(items));
+            return Ok(Value::List(Vec::new()));
         }
+        let mut items = Vec::with_capacity(4);
         loop {
             self.ws();
             items.push(self.value(depth + 1)?);

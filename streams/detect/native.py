@@ -16,14 +16,18 @@ detector runs on the Python path alone (slower, same outputs).
 
 from __future__ import annotations
 
+import logging
 from typing import Any, Literal, Protocol
 
 import orjson
 
+from schemas.chart_review import MAX_JSON_DEPTH
 from schemas.skill import Skill
 from streams import limits
 from streams.detect import fastpath
 from streams.detect.state import MAX_HISTORY, MAX_SEEN_EVENTS, DetectConfig
+
+log = logging.getLogger(__name__)
 
 #: What the compiled core returns for a record it takes: the step's note, the cell's new
 #: stored bytes, and what the due index and the outputs need (``emits``: kind, value, label).
@@ -54,6 +58,7 @@ def core_config(skill: Skill, cfg: DetectConfig) -> bytes:
         "max_quote_chars": limits.MAX_QUOTE_CHARS,
         "max_cell_state_bytes": limits.MAX_CELL_STATE_BYTES,
         "max_seen_events": MAX_SEEN_EVENTS,
+        "max_json_depth": MAX_JSON_DEPTH,
         "max_history": MAX_HISTORY,
     })
 
@@ -68,7 +73,12 @@ def load_core(skill: Skill, cfg: DetectConfig) -> Core | None:
         from judgeflow_native import DetectCore
     except ImportError:
         return None
-    return DetectCore(core_config(skill, cfg))  # type: ignore[no-any-return]
+    try:
+        return DetectCore(core_config(skill, cfg))  # type: ignore[no-any-return]
+    except (ValueError, TypeError, OverflowError) as exc:  # a configuration it cannot take
+        log.warning("detect core: the compiled core refused this configuration (%s); the "
+                    "Python path decides every record", type(exc).__name__)
+        return None
 
 
 #: ``JUDGEFLOW_DETECT_CORE``: ``auto`` takes the compiled core when it is built, ``compiled``
@@ -86,7 +96,8 @@ def choose_core(mode: CoreMode, skill: Skill, cfg: DetectConfig) -> Core | None:
     core = load_core(skill, cfg)
     if core is None and mode == "compiled":
         why = ("the answer model changed since the fast path was written"
-               if not fastpath.ENABLED else "judgeflow_native is not installed")
+               if not fastpath.ENABLED else "judgeflow_native is not installed or refused "
+               "this configuration")
         raise CompiledCoreMissing(f"JUDGEFLOW_DETECT_CORE=compiled, but {why} (`make "
                                   "bootstrap` builds it with cargo; or set auto or python)")
     return core

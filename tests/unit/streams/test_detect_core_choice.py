@@ -75,3 +75,15 @@ def test_the_setting_is_read_and_checked(monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setenv("JUDGEFLOW_DETECT_CORE", "rust")
     with pytest.raises(ValueError, match="detect_core"):
         Settings()
+
+
+def test_a_configuration_the_compiled_core_refuses_falls_back_in_auto(
+        monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture) -> None:
+    pytest.importorskip("judgeflow_native")
+    monkeypatch.setattr(native, "core_config", lambda skill, cfg: b'{"expected_agents": 3}')
+    skill = load_skill(Settings().skill_dir)
+    with caplog.at_level(logging.WARNING):
+        assert choose_core("auto", skill, CFG) is None
+    assert "refused this configuration" in caplog.text
+    with pytest.raises(CompiledCoreMissing, match="refused this configuration"):
+        choose_core("compiled", skill, CFG)

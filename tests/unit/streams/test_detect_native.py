@@ -463,3 +463,26 @@ def test_every_pair_of_spellings_per_answer_type() -> None:
         for offset, value in enumerate(values):
             d.answer(_key(value), value, offset=offset)
         assert d.taken > 0.6 * len(values), (sk.name, d.taken, d.seen)
+
+
+def test_answers_nested_past_the_depth_bound_are_declined(skill: Skill) -> None:
+    """``check_json_value`` refuses a list or dict answer nested deeper than MAX_JSON_DEPTH
+    (a schema error): the core must decline it, also on a step that leaves the cell pending
+    (a reviewer found it taken and stored, and the later job then failed JudgeJob)."""
+    from schemas.chart_review import MAX_JSON_DEPTH
+
+    d = Drive(skill, _cfg())
+    rec = orjson.loads(load_sample().answers[0][1])
+    taken = {}
+    for depth in range(MAX_JSON_DEPTH - 2, MAX_JSON_DEPTH + 4):
+        for opener, closer, leaf in ((b"[", b"]", b"1"), (b'{"a":', b"}", b"1"),
+                                     (b"[", b"]", b"[]"), (b'{"a":', b"}", b"{}")):
+            inner = opener * (depth - 1) + leaf + closer * (depth - 1)
+            value = orjson.dumps({**rec, "event_id": f"deep-{depth}-{opener!r}"})
+            value = value.replace(orjson.dumps(rec["answer"]), inner, 1)
+            got = d.answer(_key(value), value, advance=False)
+            taken[(depth, opener, leaf)] = got is not None
+    # within the bound the core may take it; past it, never (Drive checks equality)
+    assert not any(t for (depth, _, leaf), t in taken.items()
+                   if depth - 1 + (leaf in (b"[]", b"{}")) > MAX_JSON_DEPTH)
+    assert any(taken.values())
