@@ -127,6 +127,8 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                                     "stream; reading them again", msg.topic, msg.partition,
                                     again, msg.offset - 1)
                         await timer.read_again(msg.partition, again, now)
+                    if gate.held(msg.partition, msg.offset):
+                        continue  # delivered again after the skipped offsets, in order
                     answer = proc.validate_record(msg.key, msg.value)
                     step = batch.answer(answer, source, now)
                     log.debug("cell %s: %s", step.note, answer.event_id)
