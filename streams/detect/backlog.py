@@ -189,6 +189,7 @@ class StallWatch:
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self._seen: dict[int, tuple[int, float]] = {}  # partition -> (read position, since)
+        self._nudged: dict[int, tuple[int, float]] = {}  # the idle spells already nudged
 
     def check(self, behind: dict[int, int], now: float) -> list[int]:
         """``behind``: partition -> how far it has been read, for partitions with records
@@ -205,5 +206,19 @@ class StallWatch:
                 stalled.append(partition)
         return sorted(stalled)
 
+    def idle(self, now: float, after: float) -> list[int]:
+        """Partitions seen by the last :meth:`check` with records waiting and none read for
+        more than ``after`` seconds, each once per idle spell: the edge reads them again from
+        their position before the limit ends the worker (a restarted worker's stream once
+        read nothing at all, as if Faust had dropped the whole backlog it had fetched while
+        it was still recovering; the same drop as the gaps :class:`SettleGate` re-reads)."""
+        due = []
+        for partition, spell in self._seen.items():
+            if now - spell[1] > after and self._nudged.get(partition) != spell:
+                self._nudged[partition] = spell
+                due.append(partition)
+        return sorted(due)
+
     def reset(self) -> None:
         self._seen.clear()
+        self._nudged.clear()
