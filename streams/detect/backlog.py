@@ -81,27 +81,41 @@ class SettleGate:
         self._forget_retried(committed)
 
     def read(self, partition: int, offset: int) -> int | None:
-        """The stream handled the record at ``offset`` (whatever its fate: DLQ included).
+        """The stream delivered the record at ``offset``; unless :meth:`held` says otherwise,
+        the edge handles it (whatever its fate: DLQ included).
 
         Returns the offset to read the partition again from when records were skipped: the
         stream went past offsets it never delivered (seen after a restart, where Faust
         resumes and seeks the partition while its fetcher is already running). Until a
         record of the gap, or the record after it, is read again, the partition decides
-        nothing by timeout. A gap that comes back after one re-read is accepted."""
+        nothing by timeout, and records past the gap are held (:meth:`held`): they come
+        again after the gap's. A gap that comes back after one re-read is accepted."""
         hole = self._holes.get(partition)
-        if hole is not None and hole[0] <= offset <= hole[1]:
-            del self._holes[partition]  # read again from the gap: filled, or truly empty
+        if hole is not None:
+            if hole[0] <= offset <= hole[1]:
+                del self._holes[partition]  # read again from the gap: filled, or truly empty
+            elif offset > hole[1]:
+                return None  # held: not read yet
         last = self._last.get(partition)
         self._last[partition] = offset if last is None else max(last, offset)
-        self.read_to(partition, offset + 1)
         known = None if last is None else last + 1  # the first offset not delivered yet
         if known is None or offset <= known or (partition, known) in self._retried:
+            self.read_to(partition, offset + 1)
             return None
         self._retried[(partition, known)] = None
         if len(self._retried) > MAX_RETRIED:
             del self._retried[next(iter(self._retried))]
         self._holes[partition] = (known, offset)
         return known
+
+    def held(self, partition: int, offset: int) -> bool:
+        """Must the edge leave the record at ``offset`` alone (after :meth:`read`)? Yes while
+        it lies past offsets being read again: the seek back delivers it once more, after
+        them. Handled now, a cell would see its answers out of order, and decisions its
+        in-order answers lead through (a disagreement job before a re-run agrees) would
+        never be taken (seen after a restart on Apache Kafka: a lost disagreement job)."""
+        hole = self._holes.get(partition)
+        return hole is not None and offset >= hole[1]
 
     def _forget_retried(self, committed: Mapping[int, int]) -> None:
         """A gap starting below the committed offset cannot come back: after a reset Faust
@@ -175,6 +189,7 @@ class StallWatch:
     def __init__(self, limit: float) -> None:
         self.limit = limit
         self._seen: dict[int, tuple[int, float]] = {}  # partition -> (read position, since)
+        self._nudged: dict[int, tuple[int, float]] = {}  # the idle spells already nudged
 
     def check(self, behind: dict[int, int], now: float) -> list[int]:
         """``behind``: partition -> how far it has been read, for partitions with records
@@ -191,5 +206,19 @@ class StallWatch:
                 stalled.append(partition)
         return sorted(stalled)
 
+    def idle(self, now: float, after: float) -> list[int]:
+        """Partitions seen by the last :meth:`check` with records waiting and none read for
+        more than ``after`` seconds, each once per idle spell: the edge reads them again from
+        their position before the limit ends the worker (a restarted worker's stream once
+        read nothing at all, as if Faust had dropped the whole backlog it had fetched while
+        it was still recovering; the same drop as the gaps :class:`SettleGate` re-reads)."""
+        due = []
+        for partition, spell in self._seen.items():
+            if now - spell[1] > after and self._nudged.get(partition) != spell:
+                self._nudged[partition] = spell
+                due.append(partition)
+        return sorted(due)
+
     def reset(self) -> None:
         self._seen.clear()
+        self._nudged.clear()

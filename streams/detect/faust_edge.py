@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import Counter
 from dataclasses import replace
 from typing import Any, cast
 
@@ -21,12 +22,13 @@ from streams import limits
 from streams.detect.backlog import SettleGate, tick_mark
 from streams.detect.batch import Batch
 from streams.detect.native import choose_core, core_name
+from streams.detect.partition_batches import PartitionBatches
 from streams.detect.processor import DetectProcessor
 from streams.detect.settle_timer import SettleTimer
-from streams.detect.state import CellState, DetectConfig, StepNote
+from streams.detect.state import REDELIVERED, CellState, DetectConfig
 from streams.detect.store import CellStore
 from streams.dlq import dead_letter
-from streams.errors import BadRecord
+from streams.errors import BadRecord, StreamsError
 from streams.metrics import Metrics
 from streams.settings import Settings
 from streams.watchdogs import exit_unhanded, watch_changelog, watch_sent
@@ -41,6 +43,12 @@ RAW: dict[str, Any] = {"key_type": bytes, "value_type": bytes,
 
 def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: Metrics,
                     partitions: int) -> DetectProcessor:
+    # The edge hands record batches to Faust's plain producer (streams/detect/
+    # partition_batches.py), which a transactional (exactly-once) app would bypass.
+    guarantee = str(getattr(app.conf.processing_guarantee, "value",
+                            app.conf.processing_guarantee))
+    if guarantee != "at_least_once":
+        raise StreamsError(f"the detect worker runs at least once, not {guarantee}")
     t = settings.topics
     cfg = DetectConfig(settings.expected_agents, settings.settle_seconds,
                  settings.retention_seconds, settings.low_confidence_threshold,
@@ -63,9 +71,10 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     app.on_partitions_assigned.connect(timer.forget_marks)
 
     async def flush(batch: Batch) -> None:
-        """Send the batch's outputs back to back, so the producer forms large requests, then
-        write each changed cell once (to the changelog partition of its input). Faust
-        flushes the producer before it commits the batch's offsets.
+        """Send the batch's outputs, then write each changed cell once (to the changelog
+        partition of its input), as one record batch per partition
+        (:mod:`streams.detect.partition_batches`). Faust flushes the producer before it
+        commits the batch's offsets.
 
         The changelog records go straight to the producer, like the outputs, not through
         ``Table.send_changelog``: that queues them in Faust's producer buffer, whose flush
@@ -75,23 +84,30 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         record is in the producer before the batch's events are acked, and the producer's
         flush before a commit waits for all of them."""
         timer.touched(batch.touched)
+        out = PartitionBatches(cast("Any", app.producer)._ensure_producer())
+        counts: Counter[str] = Counter()
+        stored = []
         try:
             for emit, note in batch.emits:
-                watch_sent(await app.producer.send(out_names[emit.kind], emit.key, emit.value,
-                                                   None, None, None))
-                metrics.records_out.labels("detect", out_names[emit.kind]).inc()
-                if emit.kind == "outcome" and note is not StepNote.REDELIVERED:
+                topic = out_names[emit.kind]
+                out.add(topic, await out.partition_of(topic, emit.key), emit.key, emit.value)
+                counts[topic] += 1
+                if emit.kind == "outcome" and note is not REDELIVERED:
                     metrics.cells_decided.labels(emit.label or "unknown").inc()
             # States after the outputs they record: a kill in between more likely loses the
             # state too (the input is read again and decided again, same ids) than leaves
             # a state that says "decided" over outputs that never left.
             changelog = cells.changelog_topic.get_topic_name()
             for partition, key, value in store.write(batch.changed):
-                watch_sent(await app.producer.send(changelog, key, value, partition, None,
-                                                   None))
-                timer.stored(key)
+                out.add(changelog, partition, key, value)
+                stored.append(key)
+            await out.send(watch_sent)
         except Exception as exc:  # any failure here must stop the worker (see exit_unhanded)
             exit_unhanded(exc)
+        for key in stored:
+            timer.stored(key)
+        for topic, n in counts.items():
+            metrics.records_out.labels("detect", topic).inc(n)
 
     @app.agent(channel, name="detect")
     async def detect(stream: faust.StreamT) -> None:
@@ -115,6 +131,8 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                                     "stream; reading them again", msg.topic, msg.partition,
                                     again, msg.offset - 1)
                         await timer.read_again(msg.partition, again, now)
+                    if gate.held(msg.partition, msg.offset):
+                        continue  # delivered again after the skipped offsets, in order
                     log.debug("cell %s", batch.record(msg.key, msg.value, source, now))
                 except BadRecord as exc:
                     await _dead_letter(dlq, msg, exc.error_type, exc.message)

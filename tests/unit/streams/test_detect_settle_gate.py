@@ -154,9 +154,13 @@ def test_skipped_offsets_are_read_again_before_any_timeout() -> None:
     assert gate.holes() == {0: 38}
     for o in range(40, 60):
         assert gate.read(0, o) is None
-    assert not gate.ready(0)                # everything read past the mark, but a hole
+    assert not gate.ready(0)                # a hole, and 39-59 are held, not read
+    assert all(gate.held(0, o) for o in range(39, 60))
     assert gate.read(0, 38) is None         # the seek delivered 38: filled
-    assert gate.holes() == {} and gate.ready(0)
+    assert gate.holes() == {} and not gate.held(0, 38)
+    for o in range(39, 60):                 # then the held records again, in order
+        assert gate.read(0, o) is None and not gate.held(0, o)
+    assert gate.ready(0)
 
 
 def test_a_gap_without_records_is_accepted_after_one_re_read() -> None:
@@ -202,6 +206,7 @@ def test_re_read_gaps_remembered_are_capped_oldest_first() -> None:
     gate.read(0, 0)
     for n in range(MAX_RETRIED + 5):  # a gap at every odd offset: 1, 3, 5, ...
         assert gate.read(0, 2 * n + 2) == 2 * n + 1
+        assert gate.read(0, 2 * n + 2) is None  # the re-read: the gap holds no record
     assert len(gate._retried) == MAX_RETRIED
     newest = 2 * (MAX_RETRIED + 4) + 1
     gate.reset()
@@ -242,3 +247,37 @@ def test_stall_watch() -> None:
     assert watch.check({0: 10, 1: 9}, 100.0) == []       # 0 waiting again: a new clock
     watch.reset()
     assert watch.check({1: 9}, 200.0) == []              # a rebalance restarts the clocks
+
+
+def test_records_past_a_gap_wait_for_it_so_a_cell_sees_its_answers_in_order(
+        skill: Skill) -> None:  # noqa: F811
+    """The SIGKILL test's failure on Apache Kafka (a disagreement job never sent): after the
+    restart the stream delivered offset 0, skipped 1 and delivered 2, then the seek back
+    delivered 1 and 2 again. Handling 2 at once (the old edge) applied the default agent's
+    re-run before the skeptical answer, so the disagreement between the first two answers,
+    and its job, never happened. Held until the gap is read, the cell goes through the same
+    decisions as in order."""
+    proc = DetectProcessor(skill, CFG)
+    records = {0: raw("default", True, event="a1", at="2026-01-01T00:00:00Z"),
+               1: raw("skeptical", False, event="b1", at="2026-01-01T00:00:01Z"),
+               2: raw("default", False, event="a2", run="r2", at="2026-01-01T01:00:00Z")}
+
+    def decisions(delivered: list[int]) -> list[tuple[str, str]]:
+        gate, stored = SettleGate(), dict[bytes, CellState]()
+        gate.resume({0: 3}, {0: 0})
+        out: list[tuple[str, str]] = []
+        for offset in delivered:  # what the stream delivered, in this order
+            gate.read(0, offset)  # (the seek it may ask for is the rest of ``delivered``)
+            if gate.held(0, offset):
+                continue
+            batch = Batch(proc, stored.get)
+            step = batch.answer(proc.validate(records[offset]), ("answers", 0, offset), 0.0)
+            stored.update({k: c.state for k, c in batch.changed.items() if c.state})
+            for e in step.emits:
+                rec = orjson.loads(e.value)
+                out.append((str(e.kind), str(rec.get("kind") or rec["outcome"])))
+        return out
+
+    in_order = decisions([0, 1, 2])
+    assert ("job", "disagreement") in in_order and in_order[-1] == ("outcome", "agreement")
+    assert decisions([0, 2, 1, 2]) == in_order

@@ -1,5 +1,6 @@
 """The detect worker's stall exit: records waiting on an owned partition and none read for
-the limit ends the worker; progress, recovery, rebalancing or an empty partition do not."""
+the limit ends the worker (a quarter of it in, the partition is read again from its
+position first); progress, recovery, rebalancing or an empty partition do not."""
 
 from __future__ import annotations
 
@@ -22,6 +23,11 @@ class Consumer:
     def __init__(self, ends: dict[int, int], committed: dict[int, int]) -> None:
         self.ends = ends
         self._committed_offset = {TP(TOPIC, p): o for p, o in committed.items()}
+
+        self.sought: list[tuple[int, int]] = []
+
+    async def seek(self, tp: TP, offset: int) -> None:
+        self.sought.append((tp.partition, offset))
 
     def assignment(self) -> set[TP]:
         return {TP(TOPIC, p) for p in self.ends} | {TP("other", 0)}
@@ -77,4 +83,22 @@ def test_checks_are_spaced_and_recovery_is_no_stall(exits: list[int]) -> None:
     run(watch, 72.0, 72.0 + CHECK_EVERY / 2, 130.0)
     assert exits == []
     run(watch, 135.0)
+    assert exits == [ExitCode.FAILURE]
+
+
+def test_an_idle_partition_is_read_again_once_before_the_exit(exits: list[int]) -> None:
+    """The restarted worker of a SIGKILL test read nothing for 60 s and exited (Faust had
+    fetched the backlog and delivered none of it): a quarter of the limit in, the edge seeks
+    the partition back to where it has been read, once per idle spell."""
+    watch, gate, fake = stall_exit({0: 10, 1: 5}, {0: 4, 1: 5})
+    run(watch, 0.0, 10.0)
+    assert fake.consumer.sought == []
+    run(watch, 16.0, 25.0, 40.0)
+    assert fake.consumer.sought == [(0, 4)]  # partition 1 has nothing waiting
+    gate.read(0, 4)  # the re-read delivered a record: a new spell, from position 5
+    run(watch, 45.0, 55.0)
+    assert fake.consumer.sought == [(0, 4)]
+    run(watch, 61.0)
+    assert fake.consumer.sought == [(0, 4), (0, 5)] and exits == []
+    run(watch, 106.0)  # 61 s without progress since position 5
     assert exits == [ExitCode.FAILURE]
