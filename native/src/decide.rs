@@ -3,7 +3,7 @@
 
 use sha2::{Digest, Sha256};
 
-use crate::json::write_str;
+use crate::json::{write_list, write_str, write_str_list};
 use crate::normalize::Form;
 
 /// One answer of the cell, in the expected agents' order.
@@ -38,17 +38,6 @@ pub fn derive_id(parts: &[&str]) -> String {
 pub struct Decided {
     pub inputs_id: String,
     pub emits: Vec<(&'static str, Vec<u8>, String)>,
-}
-
-fn str_list(out: &mut Vec<u8>, items: &[&str]) {
-    out.push(b'[');
-    for (n, s) in items.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        write_str(out, s);
-    }
-    out.push(b']');
 }
 
 fn field(out: &mut Vec<u8>, name: &str) {
@@ -117,25 +106,11 @@ pub fn decide(ids: [&str; 3], key: &str, ranked: &[Ranked], source: (&str, i64, 
         write_str(&mut out, kind);
         cell_ids(&mut out, task, patient, field_id);
         field(&mut out, "answers");
-        out.push(b'[');
-        for (n, r) in ranked.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(r.json);
-        }
-        out.push(b']');
+        write_list(&mut out, ranked.iter(), |o, r| o.extend_from_slice(r.json));
         field(&mut out, "normalized");
-        out.push(b'[');
-        for (n, c) in canon.iter().enumerate() {
-            if n > 0 {
-                out.push(b',');
-            }
-            out.extend_from_slice(c.as_bytes());
-        }
-        out.push(b']');
+        write_list(&mut out, canon.iter(), |o, c| o.extend_from_slice(c.as_bytes()));
         field(&mut out, "reasons");
-        str_list(&mut out, &reason_refs);
+        write_str_list(&mut out, &reason_refs);
         field(&mut out, "detected_at");
         write_str(&mut out, stamp);
         field(&mut out, "source");
@@ -149,7 +124,7 @@ pub fn decide(ids: [&str; 3], key: &str, ranked: &[Ranked], source: (&str, i64, 
         field(&mut out, "missing_agents");
         out.extend_from_slice(b"[]");
         field(&mut out, "kinds_applicable");
-        str_list(&mut out, &kinds);
+        write_str_list(&mut out, &kinds);
         out.push(b'}');
         emits.push(("job", out, String::new()));
     }
@@ -161,7 +136,7 @@ pub fn decide(ids: [&str; 3], key: &str, ranked: &[Ranked], source: (&str, i64, 
     cell_ids(&mut out, task, patient, field_id);
     field(&mut out, "agents");
     let agents: Vec<&str> = ranked.iter().map(|r| r.agent_id).collect();
-    str_list(&mut out, &agents);
+    write_str_list(&mut out, &agents);
     field(&mut out, "missing_agents");
     out.extend_from_slice(b"[]");
     field(&mut out, "job_id");
@@ -175,7 +150,7 @@ pub fn decide(ids: [&str; 3], key: &str, ranked: &[Ranked], source: (&str, i64, 
         None => out.extend_from_slice(b"null"),
     }
     field(&mut out, "reasons");
-    str_list(&mut out, &reason_refs);
+    write_str_list(&mut out, &reason_refs);
     field(&mut out, "decided_at");
     write_str(&mut out, stamp);
     field(&mut out, "settled_by_timeout");

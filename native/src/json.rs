@@ -157,6 +157,24 @@ pub fn write_str(out: &mut Vec<u8>, s: &str) {
     out.push(b'"');
 }
 
+/// A JSON array of `items`, each written by `each` (orjson's compact form: no spaces).
+pub fn write_list<T>(out: &mut Vec<u8>, items: impl IntoIterator<Item = T>,
+                     mut each: impl FnMut(&mut Vec<u8>, T)) {
+    out.push(b'[');
+    for (n, item) in items.into_iter().enumerate() {
+        if n > 0 {
+            out.push(b',');
+        }
+        each(out, item);
+    }
+    out.push(b']');
+}
+
+/// A JSON array of strings.
+pub fn write_str_list<S: AsRef<str>>(out: &mut Vec<u8>, items: &[S]) {
+    write_list(out, items, |o, s| write_str(o, s.as_ref()));
+}
+
 pub fn write(out: &mut Vec<u8>, v: &Value) -> Res<()> {
     match v {
         Value::Null => out.extend_from_slice(b"null"),

@@ -6,7 +6,7 @@
 //! canonical values, dict answers, nested lists, floats whose `repr` has an exponent.
 
 use crate::config::{Criterion, Kind};
-use crate::json::{write_float, write_str, Decline, Res, Value};
+use crate::json::{write_float, write_str, write_str_list, Decline, Res, Value};
 
 /// An answer's normal form: its canonical value as JSON (what the records carry, and what
 /// "same meaning" compares) and its format signature (what "same spelling" compares).
@@ -199,14 +199,7 @@ fn canon_list(items: &[Value], c: &Criterion) -> Res<String> {
     out.sort();
     out.dedup();
     let mut json = Vec::with_capacity(out.iter().map(|i| i.len() + 3).sum::<usize>() + 2);
-    json.push(b'[');
-    for (n, item) in out.iter().enumerate() {
-        if n > 0 {
-            json.push(b',');
-        }
-        write_str(&mut json, item);
-    }
-    json.push(b']');
+    write_str_list(&mut json, &out);
     Ok(String::from_utf8(json).expect("UTF-8"))
 }
 

@@ -9,7 +9,7 @@
 use crate::answer::Confidence;
 use std::borrow::Cow;
 
-use crate::json::{write_float, write_int, write_str, Decline, Parser, Res, Value};
+use crate::json::{write_float, write_int, write_str, write_str_list, Decline, Parser, Res, Value};
 
 /// One stored answer, as deciding reads it (borrowed from the stored bytes).
 pub struct Stored<'a> {
@@ -129,14 +129,8 @@ pub fn dump(first_seen: f64, partition: i64, answers: &[(&str, &[u8])], seen: &[
         out.push(b':');
         out.extend_from_slice(json);
     }
-    out.extend_from_slice(b"},\"seen_events\":[");
-    for (n, e) in seen.iter().enumerate() {
-        if n > 0 {
-            out.push(b',');
-        }
-        write_str(&mut out, e);
-    }
-    out.push(b']');
+    out.extend_from_slice(b"},\"seen_events\":");
+    write_str_list(&mut out, seen);
     match decision {
         None => out.extend_from_slice(
             b",\"decided_at\":null,\"last_inputs_id\":null,\"history\":[]}"),
