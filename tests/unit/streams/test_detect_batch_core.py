@@ -29,7 +29,7 @@ from streams.errors import BadRecord
 from streams.settings import Settings
 from tests.integration.sample import load_sample
 from tests.unit.streams.native_reference import reference_answer
-from tests.unit.streams.test_detect_differential import _mutate, _with_ticks
+from tests.unit.streams.test_detect_differential import _with_ticks, mutated, with_reruns
 from tools.bench.detect_core import core_stream
 
 
@@ -125,17 +125,9 @@ def _run(proc: DetectProcessor, core: Any, records: list[Any], sizes: list[int],
 def _streams(skill: Skill) -> list[list[bytes]]:
     rng = random.Random(10)
     sample = load_sample()
-    base = [orjson.loads(v) for _, v in sample.answers]
-    mutated = [_mutate(rng.choice(base), rng) for _ in range(1500)]
-    reruns = []
-    for rec in base:
-        reruns.append(orjson.dumps(rec))
-        if rng.random() < 0.3:
-            reruns.append(orjson.dumps({**rec, "event_id": rec["event_id"] + "-r2",
-                                        "run_id": "zz-rerun", "answer": rng.choice(
-                                            [True, "no", "unknown", 3, None, ["a"]])}))
+    changed = mutated(rng, 1500)
     return [[v for _, v in sample.answers] + sample.malformed, core_stream(3000, block=400),
-            mutated + [v for _, v in sample.answers], reruns]
+            changed + [v for _, v in sample.answers], with_reruns(rng)]
 
 
 def _check(skill: Skill, cfg: DetectConfig, make_core: Any) -> int:

@@ -129,17 +129,23 @@ def test_synthetic_set(skill: Skill) -> None:
     _compare(skill, _with_ticks(values, random.Random(2)), _cfg())
 
 
-def test_superseding_reruns_and_partial_cells(skill: Skill) -> None:
-    """Later runs of one agent after a decision, and cells settled without an agent."""
-    rng = random.Random(3)
-    base = [orjson.loads(v) for _, v in load_sample().answers]
+def with_reruns(rng: random.Random) -> list[bytes]:
+    """The sample's answers, about a third of them followed by a later run of the same agent
+    with another answer."""
     values = []
-    for rec in base:
+    for rec in (orjson.loads(v) for _, v in load_sample().answers):
         values.append(orjson.dumps(rec))
         if rng.random() < 0.3:
             values.append(orjson.dumps({**rec, "event_id": rec["event_id"] + "-r2",
                                         "run_id": "zz-rerun", "answer": rng.choice(
                                             [True, "no", "unknown", 3, None, ["a"]])}))
+    return values
+
+
+def test_superseding_reruns_and_partial_cells(skill: Skill) -> None:
+    """Later runs of one agent after a decision, and cells settled without an agent."""
+    rng = random.Random(3)
+    values = with_reruns(rng)
     rng.shuffle(values)
     _compare(skill, _with_ticks(values[: len(values) // 2], rng), _cfg(settle=0.5))
 
@@ -183,10 +189,15 @@ def _mutate(rec: dict[str, Any], rng: random.Random) -> bytes:
     return orjson.dumps(rec)
 
 
+def mutated(rng: random.Random, n: int) -> list[bytes]:
+    """``n`` seeded mutations of the sample's answers (see :func:`_mutate`)."""
+    base = [orjson.loads(v) for _, v in load_sample().answers]
+    return [_mutate(rng.choice(base), rng) for _ in range(n)]
+
+
 def test_random_mutations(skill: Skill) -> None:
     rng = random.Random(10)
-    base = [orjson.loads(v) for _, v in load_sample().answers]
-    values = [_mutate(rng.choice(base), rng) for _ in range(3000)]
+    values = mutated(rng, 3000)
     values += [v for _, v in load_sample().answers]
     rng.shuffle(values)
     _compare(skill, _with_ticks(values, rng), _cfg())

@@ -34,7 +34,7 @@ from streams.detect.state import CellState, DetectConfig
 from streams.settings import Settings
 from tests.integration.sample import load_sample
 from tests.unit.streams.native_reference import reference_answer
-from tests.unit.streams.test_detect_differential import _mutate
+from tests.unit.streams.test_detect_differential import mutated
 from tools.bench.detect import synthetic_answers
 from tools.bench.detect_core import core_stream
 
@@ -181,8 +181,7 @@ def test_synthetic_and_core_streams(skill: Skill) -> None:
 
 def test_random_mutations(skill: Skill) -> None:
     rng = random.Random(10)
-    base = [orjson.loads(v) for _, v in load_sample().answers]
-    values = [_mutate(rng.choice(base), rng) for _ in range(4000)]
+    values = mutated(rng, 4000)
     values += [v for _, v in load_sample().answers]
     rng.shuffle(values)
     d = Drive(skill, _cfg()).run(values, rng, odd_keys=True, variants=True)
