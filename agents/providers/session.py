@@ -59,7 +59,9 @@ class LLMSession:
         self.usage = TokenUsage()
         #: the part of ``usage`` answered through the Message Batches API (batch price)
         self.batch_usage = TokenUsage()
-        #: HTTP attempts, failed calls included
+        #: answered calls (journaled ones reused included): the ``llm_calls`` of the output.
+        #: A rejected attempt (429, 529, 5xx: not billed) or a failed call is not one; the
+        #: ``judgeflow_llm_calls_total`` metric counts those by status.
         self.calls = 0
         self._cost = 0.0
 
@@ -70,7 +72,7 @@ class LLMSession:
             kept = await self.recall.reuse(index, request)
             if kept is not None:  # paid already: its tokens count in this output's usage
                 self.reused += 1
-                self.calls += kept.attempts
+                self.calls += 1
                 self.usage += kept.usage
                 if kept.batch:
                     self.batch_usage += kept.usage
@@ -81,14 +83,13 @@ class LLMSession:
         try:
             resp = await self.provider.complete(request)
         except LLMError as exc:
-            self.calls += 1
             if m is not None:
                 m.llm_calls.labels(self.worker, name, exc.kind).inc()
             raise
         note_answered()  # the provider is up: the worker's circuit breaker closes
         if self.recall is not None:  # kept (acknowledged) before anything uses it
             await self.recall.keep(index, request, resp)
-        self.calls += resp.attempts
+        self.calls += 1
         self.usage += resp.usage
         if resp.batch:
             self.batch_usage += resp.usage
@@ -98,7 +99,7 @@ class LLMSession:
         self._cost += cost
         paid = _PAID.get()
         if paid is not None:
-            paid.calls += resp.attempts
+            paid.calls += 1
             paid.usd += cost
         if m is not None:
             m.llm_calls.labels(self.worker, name, "ok").inc()
