@@ -3,10 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from streams.publisher import Output
+from typing import Any
 
 
 class StreamsError(Exception):
@@ -21,12 +18,13 @@ class BadRecord(StreamsError):
     """An input record that cannot be processed; it goes to the topic's dead-letter queue.
 
     ``error_type`` is the value of the ``error.type`` header (a short, stable token).
-    ``after``: outputs the runner sends once the dead letter is acknowledged (e.g. the LLM
-    journal's tombstone: a re-driven letter must pay for a fresh answer, not reuse the one
-    it was dead-lettered for).
+    ``after``: :class:`streams.publisher.Output` records the runner sends with the dead
+    letter (e.g. the LLM journal's tombstone, an ``Output.last``: sent once the letter is
+    acknowledged, so that a re-driven letter pays for a fresh answer instead of reusing the
+    one it was dead-lettered for). Typed loosely: the publisher imports this module.
     """
 
-    def __init__(self, error_type: str, message: str, after: Sequence[Output] = ()) -> None:
+    def __init__(self, error_type: str, message: str, after: Sequence[Any] = ()) -> None:
         super().__init__(message)
         self.error_type = error_type
         self.message = message
