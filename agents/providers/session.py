@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import logging
 
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
@@ -24,6 +25,12 @@ from agents.providers.settings import LLMSettings
 from schemas.chart_review import Usage
 from streams.breaker import note_answered
 from streams.metrics import Metrics
+
+log = logging.getLogger(__name__)
+#: failures after which the request may have been answered (and billed) unseen: the
+#: journal keeps its "sent" mark, and sending it again counts as possibly paid twice
+MAYBE_ANSWERED = frozenset({"timeout", "connection"})
+RESENT = "sent again, possibly paid twice"
 
 
 @dataclasses.dataclass
@@ -80,9 +87,19 @@ class LLMSession:
                 if m is not None:
                     m.llm_calls.labels(self.worker, name, "reused").inc()
                 return kept
+        if self.recall is not None:
+            if await self.recall.lost(index, request):
+                # no idempotency key in the API: the lost answer cannot be claimed back
+                log.info("llm journal %s: call %d was in flight when its answer was lost (a "
+                         "worker killed, a timeout); %s", self.worker, index + 1, RESENT)
+                if m is not None:
+                    m.llm_resent.labels(self.worker, name).inc()
+            await self.recall.sending(index, request)  # a kill from here on: seen, counted
         try:
             resp = await self.provider.complete(request)
         except LLMError as exc:
+            if self.recall is not None and exc.kind not in MAYBE_ANSWERED:
+                await self.recall.refused(index)
             if m is not None:
                 m.llm_calls.labels(self.worker, name, exc.kind).inc()
             raise
