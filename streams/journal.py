@@ -4,7 +4,9 @@
 (the result id derives from the input's id and the prompt version). A value holds the
 answers paid so far for that input, in call order; a worker writes it, and waits for the
 broker's acknowledgement, right after each answer arrives, so a repair call that fails, a
-kill or a rebalance finds the answer and reuses it instead of paying again. Once the result
+kill or a rebalance finds the answer and reuses it instead of paying again (it also marks
+a call as sent before the request leaves: a kill's lost call is then seen and counted when
+it is sent again). Once the result
 is acknowledged the worker writes a tombstone (compaction then drops the key), so the topic
 holds only inputs in progress.
 
@@ -57,8 +59,8 @@ class Journal:
             await self._consumer.seek_to_beginning(*self._tps)
         self._follower = asyncio.create_task(self._follow())
         await self.sync()
-        log.info("llm journal: %d input(s) with paid answers not yet published",
-                 len(self.entries))
+        log.info("llm journal: %d input(s) with paid answers or a call in flight, not yet "
+                 "published", len(self.entries))
         return self
 
     async def stop(self) -> None:

@@ -16,6 +16,7 @@ class Metrics:
     cells_decided: Counter
     pending_cells: Gauge
     llm_calls: Counter
+    llm_resent: Counter
     llm_tokens: Counter
     llm_cost: Counter
     llm_latency: Histogram
@@ -41,6 +42,10 @@ class Metrics:
                                 registry=r),
             llm_calls=Counter("judgeflow_llm_calls_total", "LLM requests by result",
                               ["worker", "provider", "status"], registry=r),
+            llm_resent=Counter("judgeflow_llm_resent_calls_total", "LLM calls sent again "
+                               "after the answer to an earlier send was lost in flight (a "
+                               "worker killed, a timeout): each possibly paid twice",
+                               ["worker", "provider"], registry=r),
             llm_tokens=Counter("judgeflow_llm_tokens_total", "LLM tokens by type",
                                ["worker", "provider", "type"], registry=r),
             llm_cost=Counter("judgeflow_llm_cost_usd_total", "LLM cost in USD",

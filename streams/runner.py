@@ -317,7 +317,7 @@ class ConcurrentWorker:
                         self.on_unavailable_letter(rec)
                     return [self._dead_letter(rec, exc.error_type, exc.message)]
                 except BadRecord as exc:
-                    outputs = [self._dead_letter(rec, exc.error_type, exc.message)]
+                    outputs = [self._dead_letter(rec, exc.error_type, exc.message), *exc.after]
                 except TimeoutError:
                     outputs = [self._dead_letter(rec, "llm_failure", "no result within "
                                                  f"{self.handler_timeout:g}s")]

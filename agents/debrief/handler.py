@@ -2,7 +2,10 @@
 
 A model that could not be reached (429/529/5xx/timeout/connection after our retries) is
 not a verdict on the request: it is dead-lettered as ``llm_unavailable`` (replayable), not
-``llm_failure`` (permanent: auth, bad request, refusal)."""
+``llm_failure`` (permanent: auth, bad request, refusal), and the answers paid so far stay in
+the LLM journal for the retry. Any other dead letter after a model call (``invalid_output``,
+``llm_failure``) takes the request's journal entry with it (a tombstone sent after the
+letter), so ``judgeflow replay dlq`` gets a fresh answer instead of the one that failed."""
 
 from __future__ import annotations
 
@@ -72,7 +75,12 @@ class DebriefHandler:
             except BadRecord as exc:
                 cause = exc.__cause__
                 if isinstance(cause, LLMError) and is_transient(cause):
-                    raise LLMUnavailable(cause) from None
+                    raise LLMUnavailable(cause) from None  # paid answers kept: reused later
+                # invalid_output, a refusal, a permanent error: the answers paid are the
+                # reason for the dead letter, so they go with it (tombstone after the letter
+                # is acknowledged) and a re-drive of the letter asks the model afresh
+                exc.after = (*exc.after, *tombstone(
+                    self.grader.journal, self.grader.journal_key(request.request_id)))
                 raise
         old = self.produced.series.supersedes(request.request_id, evaluation.prompt_version)
         if old is not None:

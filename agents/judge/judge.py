@@ -10,9 +10,11 @@
   with an invented quote gets the same one round-trip; if it persists (or another rule the
   reviewer must see is broken: no usable pointer, contradictory fields —
   ``validate.NEEDS_REVIEW``) the result is published with status ``flagged``.
-* A transient :class:`LLMError` (429/529/5xx/timeout/connection after our retries) is not a
-  result: :class:`LLMUnavailable` is raised and the runner dead-letters the job as
-  ``llm_unavailable``, so a replay judges it again. A permanent one (auth, bad request ...)
+* A transient :class:`LLMError` (429/529/5xx/timeout/connection after our retries), on the
+  first call or on the repair call alike, is not a result: :class:`LLMUnavailable` is raised,
+  the runner's breaker waits and judges the job again (the journal gives back the answers
+  already paid), and a job that keeps failing is dead-lettered as ``llm_unavailable`` for a
+  replay. A permanent one (auth, bad request ...)
   -> fallback. Other non-fatal problems (unknown note ids ...) are repaired or flagged in
   place and listed in ``validation``.
 """
@@ -38,7 +40,14 @@ from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_
 from agents.judge.reviewers import correct_agents, error_agent
 from agents.judge.routes import Route
 from agents.judge.typedrift import type_drift_analysis
-from agents.judge.validate import REPAIRABLE, Check, needs_review, problem, validate_analysis
+from agents.judge.validate import (
+    REPAIRABLE,
+    UNTRUSTED,
+    Check,
+    needs_review,
+    problem,
+    validate_analysis,
+)
 from agents.judge.versioning import prompt_version, result_id, typedrift_version
 from agents.providers.base import LLMRequest, LLMResponse, Provider
 from agents.providers.factory import is_offline
@@ -65,6 +74,17 @@ def fallback_analysis(reason: str) -> JudgeAnalysis:
                          reasoning=f"judge could not analyze this cell: {reason}",
                          evidence_pointers=(), agent_correctness="n_a",
                          classification_hint="n_a", judge_confidence="low")
+
+
+def settled(p: ValidationProblem, fixed: bool) -> ValidationProblem:
+    """A first answer's problem once the repair gave a usable answer: repaired (when it
+    made the answer unusable, or the repair fixed it), except an untrusted answer's, which
+    stays flagged."""
+    if p.type in UNTRUSTED:
+        return p.model_copy(update={"action": "flagged"})
+    if p.action == "fallback" or fixed:
+        return p.model_copy(update={"action": "repaired"})
+    return p
 
 
 @dataclasses.dataclass
@@ -272,7 +292,10 @@ class Judge:
         try:
             resp2 = await self._call(repair_request(request, resp, messages), run)
         except LLMError as exc:
-            if check.analysis is None:
+            if check.analysis is None or is_transient(exc):
+                # a rate limit or outage on the repair is waited out like one on a first
+                # call (LLMUnavailable: the breaker retries the job, the journal gives the
+                # first answer back unpaid); only a permanent error keeps the first answer
                 run.problems += check.problems
                 raise
             run.problems += [*check.problems, problem("llm_error", f"the repair call failed "
@@ -283,9 +306,7 @@ class Judge:
                 resp2.stop_reason, f"repair answer ended with {resp2.stop_reason}", "fallback"),))
         if second.analysis is not None:
             fixed = not needs_review(second.problems, REPAIRABLE)
-            run.problems += [p.model_copy(update={"action": "repaired"})
-                             if p.action == "fallback" or (fixed and p in review) else p
-                             for p in check.problems]
+            run.problems += [settled(p, fixed and p in review) for p in check.problems]
             return self._accept(second, run)
         if check.analysis is not None:  # the repair made it worse: keep the first answer
             run.problems += [*check.problems, problem(

@@ -23,12 +23,19 @@ unverified_quote            flagged      a passage presented as a quote (in the 
                                          :mod:`agents.judge.quotes`) found in no note shown
                                          to the judge; confidence lowered
 hedging / reasoning_length  flagged      style rules of the reasoning broken (2-4 sentences)
+sentinel_blocks             fallback,    not exactly one analysis block (:mod:`.parse`: a
+                            then         forged block copied from a note?); repaired by the
+                            flagged      round-trip, the result still stays ``flagged``
+duplicate_key               fallback     the answer object repeats a key
+multiple_answers            fallback     more than one tool call
 ==========================  ===========  ====================================================
 
 "fallback" problems mean no analysis could be built (the orchestrator first tries one repair
 round-trip, then publishes the fallback record). Problems in :data:`NEEDS_REVIEW` (an invented
 quote, no usable pointer, an unresolved contradiction) make the result ``flagged`` instead of
-``ok``; an invented quote (:data:`REPAIRABLE`) first gets the one repair round-trip.
+``ok``; an invented quote (:data:`REPAIRABLE`) first gets the one repair round-trip. A
+problem in :data:`UNTRUSTED` (an answer that may carry an analysis copied from a note) is
+never settled by the repair: it stays ``flagged``, so that result is never ``ok``.
 """
 
 from __future__ import annotations
@@ -54,7 +61,11 @@ _SENTENCE = re.compile(r"[.!?]+(?:\s|$)")
 _ABBREV = re.compile(r"\b(?:e\.g|i\.e|vs|dr|mr|mrs|ms|approx|etc|no|pt)\.", re.I)
 _QUOTE = re.compile(r"\"[^\"]*\"|\u201c[^\u201d]*\u201d")
 #: flagged problems that make a result ``flagged`` instead of ``ok`` if a repair fails.
-NEEDS_REVIEW = frozenset({"unverified_quote", "no_evidence_pointers", "contradictory_fields"})
+NEEDS_REVIEW = frozenset({"unverified_quote", "no_evidence_pointers", "contradictory_fields",
+                          "sentinel_blocks"})
+#: problems of a first answer that a clean repair does not clear (the repair asked a model
+#: that was just shown, and echoed, a forged analysis): they stay ``flagged``.
+UNTRUSTED = frozenset({"sentinel_blocks"})
 #: flagged problems worth one repair round-trip before the result is published.
 REPAIRABLE = frozenset({"unverified_quote"})
 MIN_SENTENCES, MAX_SENTENCES = 2, 4

@@ -9,6 +9,13 @@ so the same calls come in the same order; the shape check (:func:`signature`: tu
 max_tokens, tools, output schema; never text, which carries a fresh data-boundary token per
 request) stops a reuse when the flow diverged (the skill or the notes changed): from there
 on nothing is reused.
+
+Calls in flight: before a request leaves, the entry records it as ``sent`` (acknowledged
+too); its answer, or an error answer (not billed), clears the mark. The Messages API has no
+idempotency key, so a call whose answer was lost (the worker killed, a timeout or a cut
+connection) cannot be claimed back; the worker that sends it again finds the mark
+(:meth:`Recall.lost`) and counts the call as possibly paid twice. That is the whole cost of
+a kill: one call per input in flight, at most ``llm.concurrency`` per worker.
 """
 
 from __future__ import annotations
@@ -59,14 +66,45 @@ class Recall:
     def __init__(self, journal: Journal, key: str) -> None:
         self.journal, self.key = journal, key
         self.answers: list[dict[str, Any]] | None = None  # loaded on the first call
+        #: the call sent and not answered yet, as the entry says: ``{"call", "sig"}``
+        self.sent: dict[str, Any] | None = None
 
     async def _load(self) -> list[dict[str, Any]]:
         if self.answers is None:
             await self.journal.sync()  # answers another worker paid before a rebalance
             raw = self.journal.get(self.key)
             data = orjson.loads(raw) if raw else {}
-            self.answers = list(data.get("answers", [])) if data.get("v") == VERSION else []
+            ours = data.get("v") == VERSION
+            self.answers = list(data.get("answers", [])) if ours else []
+            self.sent = data.get("sent") if ours else None
         return self.answers
+
+    async def _write(self) -> None:
+        value: dict[str, Any] = {"v": VERSION, "answers": self.answers or []}
+        if self.sent is not None:
+            value["sent"] = self.sent
+        await self.journal.put(self.key, orjson.dumps(value))
+
+    async def lost(self, index: int, request: LLMRequest) -> bool:
+        """Whether call ``index`` (this request's shape) was sent before and its answer
+        never journaled: a worker killed with it in flight, or a timeout."""
+        answers = await self._load()
+        sent = self.sent
+        return (sent is not None and sent.get("call") == index and index >= len(answers)
+                and sent.get("sig") == signature(request))
+
+    async def sending(self, index: int, request: LLMRequest) -> None:
+        """Mark call ``index`` as sent; returns once the broker acknowledged the mark."""
+        answers = await self._load()
+        del answers[index:]
+        self.sent = {"call": index, "sig": signature(request)}
+        await self._write()
+
+    async def refused(self, index: int) -> None:
+        """Call ``index`` got an error answer (not billed): its mark goes."""
+        if self.sent is not None and self.sent.get("call") == index:
+            self.sent = None
+            await self._write()
 
     async def reuse(self, index: int, request: LLMRequest) -> LLMResponse | None:
         answers = await self._load()
@@ -83,7 +121,8 @@ class Recall:
         answers = await self._load()
         del answers[index:]
         answers.append({"sig": signature(request), "response": encode_response(response)})
-        await self.journal.put(self.key, orjson.dumps({"v": VERSION, "answers": answers}))
+        self.sent = None
+        await self._write()
 
 
 def tombstone(journal: Journal | None, key: str) -> list[Output]:

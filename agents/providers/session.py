@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import contextvars
 import dataclasses
+import logging
 
 from agents.errors import LLMError
 from agents.providers.base import LLMRequest, LLMResponse, Provider, TokenUsage
@@ -24,6 +25,12 @@ from agents.providers.settings import LLMSettings
 from schemas.chart_review import Usage
 from streams.breaker import note_answered
 from streams.metrics import Metrics
+
+log = logging.getLogger(__name__)
+#: failures after which the request may have been answered (and billed) unseen: the
+#: journal keeps its "sent" mark, and sending it again counts as possibly paid twice
+MAYBE_ANSWERED = frozenset({"timeout", "connection"})
+RESENT = "sent again, possibly paid twice"
 
 
 @dataclasses.dataclass
@@ -59,7 +66,9 @@ class LLMSession:
         self.usage = TokenUsage()
         #: the part of ``usage`` answered through the Message Batches API (batch price)
         self.batch_usage = TokenUsage()
-        #: HTTP attempts, failed calls included
+        #: answered calls (journaled ones reused included): the ``llm_calls`` of the output.
+        #: A rejected attempt (429, 529, 5xx: not billed) or a failed call is not one; the
+        #: ``judgeflow_llm_calls_total`` metric counts those by status.
         self.calls = 0
         self._cost = 0.0
 
@@ -70,7 +79,7 @@ class LLMSession:
             kept = await self.recall.reuse(index, request)
             if kept is not None:  # paid already: its tokens count in this output's usage
                 self.reused += 1
-                self.calls += kept.attempts
+                self.calls += 1
                 self.usage += kept.usage
                 if kept.batch:
                     self.batch_usage += kept.usage
@@ -78,17 +87,26 @@ class LLMSession:
                 if m is not None:
                     m.llm_calls.labels(self.worker, name, "reused").inc()
                 return kept
+        if self.recall is not None:
+            if await self.recall.lost(index, request):
+                # no idempotency key in the API: the lost answer cannot be claimed back
+                log.info("llm journal %s: call %d was in flight when its answer was lost (a "
+                         "worker killed, a timeout); %s", self.worker, index + 1, RESENT)
+                if m is not None:
+                    m.llm_resent.labels(self.worker, name).inc()
+            await self.recall.sending(index, request)  # a kill from here on: seen, counted
         try:
             resp = await self.provider.complete(request)
         except LLMError as exc:
-            self.calls += 1
+            if self.recall is not None and exc.kind not in MAYBE_ANSWERED:
+                await self.recall.refused(index)
             if m is not None:
                 m.llm_calls.labels(self.worker, name, exc.kind).inc()
             raise
         note_answered()  # the provider is up: the worker's circuit breaker closes
         if self.recall is not None:  # kept (acknowledged) before anything uses it
             await self.recall.keep(index, request, resp)
-        self.calls += resp.attempts
+        self.calls += 1
         self.usage += resp.usage
         if resp.batch:
             self.batch_usage += resp.usage
@@ -98,7 +116,7 @@ class LLMSession:
         self._cost += cost
         paid = _PAID.get()
         if paid is not None:
-            paid.calls += resp.attempts
+            paid.calls += 1
             paid.usd += cost
         if m is not None:
             m.llm_calls.labels(self.worker, name, "ok").inc()

@@ -1,5 +1,6 @@
 """Never pay twice: a SIGKILL while answers are paid but their results not yet published
-re-pays nothing, for the live judge, the live debrief worker and ``replay judge``.
+re-pays nothing, for the live judge, the live debrief worker and ``replay judge``; a
+SIGKILL with calls in flight re-pays each of those calls once, and the worker says so.
 
 Deterministic: every input needs a second call (the first answer is unusable: a judge
 answer that fails validation, a debrief reply without the tool call), and the fake holds
@@ -9,6 +10,13 @@ worker is killed with all first answers paid and no result published. After the 
 (the fake answering normally) every input gets its result and no first call is paid again;
 the held second calls were never answered, so nothing was paid for them (the honest
 "in flight at the kill" figure is the number of those, reported).
+
+The Messages API documents no idempotency key (and the SDK sends none for it), so a call in
+flight at a kill cannot be claimed back: its answer is billed (the fake marks it ``billed``
+once generated, even into a dead socket) and the restarted worker pays for it again. The
+kill test measures that cost: at most one call per job in flight per kill, so at most
+``llm.concurrency`` calls per worker per kill; the journal's "call sent" mark lets the
+restarted worker count every one of them (log line; ``judgeflow_llm_resent_calls_total``).
 """
 
 from __future__ import annotations
@@ -140,3 +148,85 @@ def test_live_debrief_killed_with_paid_answers_pays_none_again(bootstrap: str,
     assert {e["request_id"] for e in values(evaluations)} == {k.decode() for k, _ in requests}
     assert set(paid) == {k.decode() for k, _ in requests}
     assert twice == 0, log[-3000:]
+
+
+class HoldInFlight:
+    """While ``holding``, every request waits at the fake, unanswered, until
+    :meth:`next_round`; then it is answered with ``answer`` (a message: billed), into the
+    socket of a worker killed meanwhile. Not holding: answered at once."""
+
+    def __init__(self, answer: Callable[[dict[str, Any]], Reply]) -> None:
+        self.answer = answer
+        self.holding = True
+        self.held = 0
+        self._release = threading.Event()
+        self._lock = threading.Lock()
+
+    def __call__(self, body: dict[str, Any]) -> Reply:
+        with self._lock:
+            hold, release = self.holding, self._release
+            self.held += hold
+        if hold:
+            release.wait(300)
+        return self.answer(body)
+
+    def next_round(self, holding: bool = True) -> int:
+        """Answer the calls held so far; returns how many there were."""
+        with self._lock:
+            self._release.set()
+            self._release = threading.Event()
+            self.holding = holding
+            held, self.held = self.held, 0
+        return held
+
+
+KILLS = 3
+RESENT = "sent again, possibly paid twice"
+
+
+def test_kills_with_calls_in_flight_repay_each_of_them_once_and_no_more(
+        bootstrap: str, tmp_path: Path) -> None:
+    """SIGKILL a judge worker KILLS times while ``llm.concurrency`` calls are in flight at
+    the fake, then let a last worker finish: the calls paid twice are exactly the calls in
+    flight at the kills (the bound: ``llm.concurrency`` per worker per kill), and the
+    workers' own account (one line per call sent again) matches the fake's billing."""
+    s = judge_settings(bootstrap, tmp_path, llm=LLM)
+    asyncio.run(ensure_topics(s))
+    jobs = [tagged_job(i) for i in range(8)]
+    asyncio.run(produce(bootstrap, s.topics.judge_jobs, [record(j) for j in jobs]))
+    concurrency = int(LLM["concurrency"])
+    hold = HoldInFlight(lambda b: Reply.message(text=json.dumps(GOOD)))
+    in_flight: list[int] = []
+    logs: list[str] = []
+    with FakeAnthropic(responder=hold) as fake:
+        env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
+        for k in range(KILLS):
+            proc = WorkerProcess("judge", s, tmp_path / f"judge-kill-{k}.log", env)
+            try:
+                deadline = time.monotonic() + 90
+                while hold.held < concurrency and time.monotonic() < deadline:
+                    time.sleep(0.05)
+                assert hold.held == concurrency, proc.log_text()[-3000:]
+            finally:
+                proc.kill()
+            logs.append(proc.log_text())
+            in_flight.append(hold.next_round(holding=k + 1 < KILLS))  # billed, never read
+        last = WorkerProcess("judge", s, tmp_path / "judge-last.log", env)
+        try:
+            results = asyncio.run(collect(
+                bootstrap, s.topics.judge_results, timeout=120, quiet=1.0,
+                done=lambda rs: len({orjson.loads(r.value)["job_id"] for r in rs}) >= len(jobs)))
+            logs.append(last.log_text())
+        finally:
+            last.kill()
+        billed = Counter(job_tag(r.body) for r in fake.message_requests() if r.billed)
+    twice = sum(n - 1 for n in billed.values())
+    counted = sum(log.count(RESENT) for log in logs)
+    print(f"kill judge x{KILLS} (concurrency {concurrency}): calls in flight at the kills "
+          f"{in_flight}, calls paid twice {twice} of {sum(billed.values())}, counted by the "
+          f"workers {counted}")
+    assert Counter(r["job_id"] for r in values(results)) == Counter(j.job_id for j in jobs)
+    assert set(billed) == {f"job-tag-{i:02d}" for i in range(len(jobs))}
+    assert in_flight == [concurrency] * KILLS
+    assert twice == sum(in_flight) <= KILLS * concurrency, billed
+    assert counted == twice, "\n".join(log[-1500:] for log in logs)

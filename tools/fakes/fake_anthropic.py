@@ -44,7 +44,9 @@ independently of our catalogue):
 * Outages: while ``fake.outage`` holds a reply (``Reply.error(529)``, ``Reply.error(503)``,
   ``Reply.spend_limit()``...) every Messages request that passes validation gets it instead
   of an answer; ``None`` (the default) ends the outage. ``Received.status`` is the status
-  each request was answered with, so a test can count what was paid (200s).
+  each request was answered with, so a test can count what was paid (200s);
+  ``Received.billed`` is set once a message was generated for it, also when its client died
+  before the answer was written (what the real API bills: a call in flight at a kill).
 * The Message Batches endpoints (``/v1/messages/batches``...) are in
   :mod:`tools.fakes.fake_batches` (``fake.batches``): same validation per request.
 * Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers (the buckets
@@ -90,6 +92,9 @@ class Received:
     #: the HTTP status it was answered with (0 until the answer was written: a request
     #: still waiting when its client died was never answered)
     status: int = 0
+    #: a message was generated for it, so the real API bills it, whether or not its client
+    #: was still there to read the answer (a worker killed with the call in flight)
+    billed: bool = False
 
 
 Responder = Callable[[dict[str, Any]], Reply]
@@ -229,6 +234,8 @@ class FakeAnthropic:
                 with fake._lock:
                     fake.requests.append(received)
                 reply = fake.answer_request(self.path, dict(self.headers), body, raw_body)
+                received.billed = reply.status == 200 and isinstance(reply.body, dict) and \
+                    reply.body.get("type") == "message"
                 wait = reply.delay or fake.latency
                 if wait:
                     time.sleep(wait)
