@@ -49,8 +49,13 @@ def provider(fake: FakeAnthropic, **over: object) -> AnthropicProvider:
 
 
 @pytest.mark.parametrize(("reply", "kind", "retryable"), [
+    # the cause is the SDK's error_code (error.details.error_code), never the message text
     (Reply.spend_limit(), "spend_limit", False),
-    (Reply.error(429, message="Your API usage limits have been reached"), "spend_limit", False),
+    (Reply.spend_limit("contract_spend_limit_reached"), "spend_limit", False),
+    (Reply.error(429, message="Your monthly spend limit has been reached"), "rate_limited",
+     True),
+    (Reply.error(429, message="m", error_code="some_future_code"), "rate_limited", True),
+    (Reply.ramp_limit(), "ramp_limited", True),
     (Reply.error(402, message="credit balance too low"), "billing", False),
     (Reply.error(413, message="request exceeds the maximum size"), "request_too_large", False),
     (Reply.error(400, message="prompt is too long: model_context_window_exceeded"),
@@ -101,6 +106,34 @@ async def test_a_spend_limit_halts_without_retries_until_an_answer_clears_it(
     await p.complete(REQUEST)  # the limit was raised: the probe is answered
     assert p.halted is None
     assert f"{halted} 0.0" in generate_latest(metrics.registry).decode()
+
+
+async def test_a_contract_spend_limit_without_telling_words_halts_too(
+        fake: FakeAnthropic, caplog: pytest.LogCaptureFixture) -> None:
+    """The message says nothing about spending: only error.details.error_code does."""
+    metrics = Metrics.create()
+    p = provider(fake)
+    await check_provider(p, p.settings, metrics)
+    fake.enqueue(Reply.spend_limit("contract_spend_limit_reached", message="Not allowed."))
+    with pytest.raises(LLMError) as err:
+        await p.complete(REQUEST)
+    assert err.value.kind == "spend_limit" and "contract_spend_limit_reached" in str(err.value)
+    # the fake's body is the real shape: the SDK itself picks its class from the code
+    assert type(err.value.__cause__).__name__ == "ContractSpendLimitReachedError"
+    assert len(fake.message_requests()) == 1
+    [line] = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert "spend_limit" in line and "contract_spend_limit_reached" in line
+    halted = 'judgeflow_llm_halted{provider="anthropic",reason="spend_limit"}'
+    assert f"{halted} 1.0" in generate_latest(metrics.registry).decode()
+
+
+async def test_a_ramp_limit_backs_off_and_is_answered(fake: FakeAnthropic) -> None:
+    fake.enqueue(Reply.ramp_limit(retry_after=0.05), Reply.message(text="ok"))
+    p = provider(fake)
+    resp = await p.complete(REQUEST)
+    assert resp.attempts == 2 and p.halted is None
+    first, second = fake.message_requests()
+    assert second.at - first.at >= 0.05  # waited out the retry-after before the retry
 
 
 async def test_thinking_blocks_are_kept_verbatim(fake: FakeAnthropic) -> None:
