@@ -3,7 +3,8 @@
 An operator adds or corrects a model without a release by pointing ``llm.models_file``
 (``JUDGEFLOW_LLM__MODELS_FILE``) at a JSON file of the same shape (``{"models": [...]}``);
 its entries replace the packaged ones with the same id. A dated snapshot id
-(``claude-x-1-20270101``) resolves to its base entry. An unknown model is an error, never
+(``claude-x-1-20270101``: eight digits) resolves to its base entry; a minor version
+(``claude-fable-5-2``) is a model of its own, never a snapshot of ``claude-fable-5``. An unknown model is an error, never
 a default price.
 """
 
@@ -63,6 +64,9 @@ class ModelEntry(Rates):
     tiers: tuple[Tier, ...] = ()
     #: Shortest prefix the API caches; shorter prefixes are silently not cached.
     min_cache_tokens: int = Field(ge=0)
+    #: Read on the official prompt-caching page (False: a third-party figure or one carried
+    #: over from the previous version; the cache-prefix report says it is unconfirmed).
+    min_cache_confirmed: bool = False
     #: Accepts tool_choice "any"/"tool" (the 5.5 models answer 400). Not in the Models API.
     forced_tool_choice: bool = True
     #: The model to move to when this one is deprecated or retired.
@@ -89,7 +93,8 @@ class Catalogue:
         if model in self.entries:
             return self.entries[model]
         for known in sorted(self.entries, key=len, reverse=True):  # dated snapshot ids
-            if model.startswith(known + "-") and model[len(known) + 1:].isdigit():
+            suffix = model[len(known) + 1:]
+            if model.startswith(known + "-") and len(suffix) == 8 and suffix.isdigit():
                 return self.entries[known]
         return None
 

@@ -13,7 +13,8 @@ from prometheus_client import generate_latest
 
 from agents.errors import AgentsError, LLMError
 from agents.providers.anthropic import AnthropicProvider
-from agents.providers.base import LLMRequest, SystemBlock
+from agents.providers.base import LLMRequest, SystemBlock, TokenUsage
+from agents.providers.factory import cost_usd
 from agents.providers.settings import LLMSettings
 from agents.providers.startup import Origin, check_model, check_provider, report_cache_prefixes
 from streams.metrics import Metrics
@@ -178,6 +179,17 @@ async def test_start_up_refuses_unknown_and_retired_models(fake: FakeAnthropic, 
     p.model = model
     with pytest.raises(AgentsError, match=error):
         await check_model(p, p.settings)
+
+
+@pytest.mark.parametrize("model", ["claude-fable-5-2", "claude-mythos-5-2"])
+async def test_the_5_2_models_start_and_are_priced_as_themselves(
+        fake: FakeAnthropic, model: str) -> None:
+    p = provider(fake, model=model)
+    await check_model(p, p.settings)  # Mythos 5.2 used to stop the worker: not catalogued
+    resp = await p.complete(REQUEST)
+    assert resp.model == model
+    usage = TokenUsage(input_tokens=1_000_000, output_tokens=1_000_000)
+    assert cost_usd(usage, resp.model, p.settings) == pytest.approx(8.0 + 40.0)
 
 
 async def test_start_up_refuses_a_model_the_api_does_not_know(fake: FakeAnthropic) -> None:
