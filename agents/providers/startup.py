@@ -120,6 +120,9 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
     if getattr(provider, "platform_model", None) is not None:
         provider.check_lifecycle(today, origin)  # a cloud platform keeps its own schedule
         return
+    if getattr(provider, "declared", False):
+        provider.check_declared(origin)  # a local server's model: declared, not looked up
+        return
     try:
         facts = await provider.load_facts()
     except LLMError as exc:
