@@ -148,7 +148,8 @@ def tick_value(mark: int) -> bytes:
 
 
 def tick_mark(value: bytes | None) -> int:
-    """A tick's mark; ticks of older workers carry none (0: the resume mark alone applies)."""
+    """A tick's mark (:func:`tick_value`); a value without one counts as 0 (the resume mark
+    alone applies)."""
     try:
         return max(0, int(value or b"0"))
     except ValueError:

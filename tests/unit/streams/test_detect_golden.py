@@ -8,13 +8,17 @@ bytes and stored cell."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from schemas.skill import load_skill
 from streams.settings import Settings
+from tests.integration.sample import load_sample, reference_jobs
 from tests.unit.streams import detect_golden as golden
+
+BASELINE_IDS = Path(__file__).parent.parent.parent / "data" / "baseline_job_ids.json"
 
 STREAMS = {name: (load, records, config) for name, load, records, config in golden.streams()}
 
@@ -50,3 +54,13 @@ def test_streams_reach_every_verdict() -> None:
         load_skill(Settings().skill_dir)) if rec[0] == "outcome"}
     assert outcomes == {"agreement", "disagreement", "type_drift", "low_confidence",
                         "agent_missing"}, outcomes
+
+
+def test_sample_job_ids_unchanged() -> None:
+    """The sample's job ids (what the judge, the dashboard and the replay files key on)."""
+    s = Settings()
+    jobs = reference_jobs(load_sample(), load_skill(s.skill_dir), s.expected_agents,
+                          s.low_confidence_threshold)
+    baseline = json.loads(BASELINE_IDS.read_text())
+    assert {k: sorted(v) for k, v in jobs.items()} == baseline
+    assert sum(len(v) for v in baseline.values()) == 97
