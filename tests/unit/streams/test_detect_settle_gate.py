@@ -9,15 +9,10 @@ import orjson
 import pytest
 
 from schemas.skill import Skill
-from streams.detect.backlog import (
-    SettleGate,
-    committed_offsets,
-    end_offsets,
-    tick_mark,
-    tick_value,
-)
+from streams.detect.backlog import SettleGate, tick_mark, tick_value
 from streams.detect.batch import Batch
 from streams.detect.processor import DetectProcessor
+from streams.detect.stall import StallWatch, committed_offsets, end_offsets
 from streams.detect.state import CellState, StepNote
 from tests.unit.streams.test_processor import CFG, raw, skill  # noqa: F401 (fixture)
 
@@ -237,8 +232,6 @@ def test_gaps_are_between_delivered_records_only() -> None:
 
 
 def test_stall_watch() -> None:
-    from streams.detect.backlog import StallWatch
-
     watch = StallWatch(limit=60.0)
     assert watch.check({0: 10, 1: 5}, 0.0) == []
     assert watch.check({0: 10, 1: 7}, 30.0) == []        # partition 1 is being read
