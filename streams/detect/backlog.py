@@ -24,7 +24,7 @@ another.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
 #: Gaps read again that a gate remembers at most (the oldest is forgotten first; a forgotten
 #: gap that comes back is read again once more, which changes nothing).
@@ -58,9 +58,6 @@ class SettleGate:
         self._holes.clear()
         self._last.clear()
         self.epoch += 1
-
-    def unmarked(self, partitions: Iterable[int]) -> list[int]:
-        return sorted({p for p in partitions if p not in self._resumed})
 
     def resume(self, ends: Mapping[int, int], committed: Mapping[int, int],
                epoch: int | None = None) -> None:

@@ -15,7 +15,7 @@ committed), the outputs are re-sent with the same ids rather than lost. Duplicat
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -216,11 +216,6 @@ class DueIndex:
             self._due[key] = (first_seen + self.cfg.settle_seconds, partition, True)
         else:
             self._due[key] = (decided_at + self.cfg.retention_seconds, partition, False)
-
-    def rebuild(self, items: Iterable[tuple[bytes, bytes]]) -> None:
-        self._due.clear()
-        for key, raw in items:
-            self.note(key, CellState.loads(raw))
 
     def overdue(self, now: float) -> list[tuple[bytes, int]]:
         return [(key, part) for key, (at, part, _) in self._due.items() if at <= now]

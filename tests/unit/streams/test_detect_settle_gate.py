@@ -50,12 +50,6 @@ def test_gate(ops: list[Op], checks: list[tuple[int, int, bool]]) -> None:
     assert [gate.ready(p, mark) for p, mark, _ in checks] == [want for *_, want in checks]
 
 
-def test_unmarked_partitions() -> None:
-    gate = SettleGate()
-    gate.resume({1: 3}, {})
-    assert gate.unmarked([2, 1, 0, 2]) == [0, 2]
-
-
 @pytest.mark.parametrize(("value", "mark"), [
     (tick_value(42), 42), (b"", 0), (None, 0), (b"junk", 0), (b"-3", 0)])
 def test_tick_marks(value: bytes | None, mark: int) -> None:

@@ -214,7 +214,7 @@ def test_due_index_tracks_settle_and_purge_times(skill: Skill) -> None:
     index.note(b"k", cell.state)  # decided at 110: next due is the purge at 210
     assert index.pending() == 0
     assert index.overdue(209.0) == [] and index.overdue(210.0) == [(b"k", 0)]
-    index.rebuild([(b"k", cell.state.dumps()), (b"other", cell.state.dumps())])
+    index.note(b"other", cell.state)
     assert len(index) == 2
     index.note(b"k", None)
     assert len(index) == 1
