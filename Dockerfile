@@ -3,24 +3,12 @@
 # Runtime dependencies only (with the Bedrock and Vertex clients): the `dev` extra (embedded
 # broker, demo, benchmarks) is not installed.
 
-# The detector's compiled core (native/, Rust) is built here with the Rust project's
-# toolchain (Debian bookworm's cargo is too old for PyO3; both images are bookworm); only
-# the installed package reaches the runtime image, which insists on it
-# (JUDGEFLOW_DETECT_CORE=compiled).
-FROM rust:1-slim-bookworm AS rust
-
 FROM python:3.11-slim-bookworm AS build
-ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    RUSTUP_HOME=/usr/local/rustup CARGO_HOME=/usr/local/cargo PATH=/usr/local/cargo/bin:$PATH
-COPY --from=rust /usr/local/rustup /usr/local/rustup
-COPY --from=rust /usr/local/cargo /usr/local/cargo
-RUN apt-get update && apt-get install -y --no-install-recommends gcc libc6-dev \
- && rm -rf /var/lib/apt/lists/*
+ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1
 WORKDIR /src
 COPY . .
 RUN python -m venv /opt/judgeflow \
- && /opt/judgeflow/bin/pip install '.[bedrock,vertex]' ./native \
- && /opt/judgeflow/bin/python -c 'import judgeflow_native' \
+ && /opt/judgeflow/bin/pip install '.[bedrock,vertex]' \
  && /opt/judgeflow/bin/judgeflow --help >/dev/null
 
 FROM python:3.11-slim-bookworm
@@ -34,8 +22,7 @@ ENV PATH=/opt/judgeflow/bin:$PATH \
     PYTHONDONTWRITEBYTECODE=1 \
     JUDGEFLOW_METRICS_HOST=0.0.0.0 \
     JUDGEFLOW_METRICS_PORT=9100 \
-    JUDGEFLOW_STATE_DIR=/home/judgeflow/state \
-    JUDGEFLOW_DETECT_CORE=compiled
+    JUDGEFLOW_STATE_DIR=/home/judgeflow/state
 WORKDIR /home/judgeflow
 USER 10001:10001
 EXPOSE 9100

@@ -28,7 +28,9 @@ OUTSIDE_SETTINGS = frozenset({TOKEN_ENV, UNSAFE_ENV, "JUDGEFLOW_SKIP_SYSTEM_DEPS
                               USER_HEADER_ENV, REVIEWERS_ENV, KEY_ENV}) | COMPOSE_ONLY
 #: Names judgeflow once read and now ignores: accepted, with a warning saying why.
 DEPRECATED = {"JUDGEFLOW_GROUPS__CALIBRATE": "the calibrate worker reads whole topics and "
-              "joins no consumer group; remove it"}
+              "joins no consumer group; remove it",
+              "JUDGEFLOW_DETECT_CORE": "the compiled detect core is gone (the detector has "
+              "one Python path); remove it"}
 #: Prefixes left to the test suite and dev tools (``JUDGEFLOW_TEST_BROKER``, ...).
 OUTSIDE_PREFIXES = ("JUDGEFLOW_TEST_",)
 

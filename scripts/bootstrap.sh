@@ -20,26 +20,6 @@ if [ ! -f "$stamp" ] || [ pyproject.toml -nt "$stamp" ]; then
   .venv/bin/python -m pip install -q -e '.[test,dev]'
   touch "$stamp"
 fi
-# The detector's compiled core (native/, Rust; streams/detect/native.py): built when cargo is
-# here (crates from crates.io, cached in ~/.cargo), again when its sources change. Without
-# it the detector runs on its Python path: the same outputs, about half the speed.
-native_stamp=.venv/.judgeflow-native-built
-if command -v cargo >/dev/null 2>&1; then
-  if [ ! -f "$native_stamp" ] || [ -n "$(find native -path native/target -prune -o -newer "$native_stamp" -type f -print -quit)" ]; then
-    echo "==> building the detector's compiled core (native/, cargo; about a minute)"
-    touch "$native_stamp.new"  # before the build: a source edited meanwhile is newer
-    if .venv/bin/python -m pip install -q ./native; then
-      mv "$native_stamp.new" "$native_stamp"
-    else
-      # never keep a core built from older sources: the Python path is right by definition
-      .venv/bin/python -m pip uninstall -q -y judgeflow-native >/dev/null 2>&1 || true
-      rm -f "$native_stamp" "$native_stamp.new"
-      echo "judgeflow: the compiled core did not build (output above); the detector runs on its Python path" >&2
-    fi
-  fi
-else
-  echo "==> no cargo here: the detector runs on its Python path (same outputs, slower); install Rust (rustup.rs) and run make bootstrap again for the compiled core"
-fi
 # Apache Kafka for the tests: its classpath from Maven (tools/kafka/pom.xml), cached in ~/.m2 and
 # ~/.cache/judgeflow; without Java or Maven this says why and the Apache Kafka tests skip.
 .venv/bin/python -m tools.kafka

@@ -45,7 +45,6 @@ def text_problems(answer: Any) -> list[str]:
     if len(evidence) > MAX_EVIDENCE_ITEMS:
         problems.append(f"{len(evidence)} evidence items (limit {MAX_EVIDENCE_ITEMS})")
     for i, ev in enumerate(evidence):
-        # a model's Evidence, or the evidence item of a PlainAnswer's JSON
         quote = (ev.get("quote") if isinstance(ev, dict) else getattr(ev, "quote", "")) or ""
         if len(quote) > MAX_QUOTE_CHARS:
             problems.append(f"evidence[{i}].quote has {len(quote)} chars "

@@ -10,7 +10,7 @@ interface: operators and deploy manifests set them. See docs/configuration.md.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -76,9 +76,6 @@ class Settings(BaseSettings):
     expected_agents_by_task: dict[str, tuple[str, ...]] = Field(default_factory=dict)
     #: A numeric confidence below this counts as low confidence.
     low_confidence_threshold: float = Field(default=0.5, ge=0, le=1)
-    #: The detector's compiled fast path (streams/detect/native.py): ``auto`` uses it when
-    #: built, ``compiled`` refuses to start without it, ``python`` never uses it.
-    detect_core: Literal["auto", "compiled", "python"] = "auto"
     metrics_port: int = Field(default=0, ge=0, le=65535)
     #: Address the Prometheus endpoint binds. Loopback by default; containers set 0.0.0.0
     #: (the image does) so that Prometheus can scrape them.

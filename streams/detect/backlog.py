@@ -24,13 +24,8 @@ another.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Iterable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
-from faust.types import TP
-
-log = logging.getLogger(__name__)
 #: Gaps read again that a gate remembers at most (the oldest is forgotten first; a forgotten
 #: gap that comes back is read again once more, which changes nothing).
 MAX_RETRIED = 1024
@@ -63,9 +58,6 @@ class SettleGate:
         self._holes.clear()
         self._last.clear()
         self.epoch += 1
-
-    def unmarked(self, partitions: Iterable[int]) -> list[int]:
-        return sorted({p for p in partitions if p not in self._resumed})
 
     def resume(self, ends: Mapping[int, int], committed: Mapping[int, int],
                epoch: int | None = None) -> None:
@@ -148,77 +140,9 @@ def tick_value(mark: int) -> bytes:
 
 
 def tick_mark(value: bytes | None) -> int:
-    """A tick's mark; ticks of older workers carry none (0: the resume mark alone applies)."""
+    """A tick's mark (:func:`tick_value`); a value without one counts as 0 (the resume mark
+    alone applies)."""
     try:
         return max(0, int(value or b"0"))
     except ValueError:
         return 0
-
-
-# The Faust side: what the edge's timer reads from the consumer.
-
-async def end_offsets(consumer: Any, topic: str, partitions: set[int]
-                       ) -> dict[int, int] | None:
-    """The end offsets of ``partitions`` of ``topic`` now; ``None`` when the brokers cannot
-    be asked (an outage)."""
-    if not partitions:
-        return {}
-    try:
-        ends = await consumer.highwaters(*(TP(topic, p) for p in sorted(partitions)))
-    except Exception as exc:
-        log.debug("end offsets unavailable (%s)", type(exc).__name__)
-        return None
-    return {tp.partition: int(end or 0) for tp, end in ends.items()}
-
-
-def committed_offsets(consumer: Any, topic: str) -> dict[int, int]:
-    """The group's committed offsets (what Faust sought to at assignment and has committed
-    since). Faust keeps them only in a private field (faust-streaming 0.15; a unit test
-    checks it is there): without it a partition counts as read from where the stream reads."""
-    offsets = getattr(consumer, "_committed_offset", {})
-    return {tp.partition: int(off) for tp, off in list(offsets.items())
-            if tp.topic == topic and off is not None}
-
-
-class StallWatch:
-    """A worker that owns partitions with records waiting but reads nothing for ``limit``
-    seconds is stuck (seen once in 26 SIGKILL runs on the embedded broker: the restarted
-    worker was assigned and ready, and never fetched a record). ``check`` says so; the edge
-    exits and the supervisor restarts the worker."""
-
-    def __init__(self, limit: float) -> None:
-        self.limit = limit
-        self._seen: dict[int, tuple[int, float]] = {}  # partition -> (read position, since)
-        self._nudged: dict[int, tuple[int, float]] = {}  # the idle spells already nudged
-
-    def check(self, behind: dict[int, int], now: float) -> list[int]:
-        """``behind``: partition -> how far it has been read, for partitions with records
-        waiting past that point. Returns the partitions stalled for longer than the limit."""
-        stalled = []
-        for partition in list(self._seen):
-            if partition not in behind:
-                del self._seen[partition]
-        for partition, position in behind.items():
-            seen = self._seen.get(partition)
-            if seen is None or seen[0] != position:
-                self._seen[partition] = (position, now)
-            elif now - seen[1] > self.limit:
-                stalled.append(partition)
-        return sorted(stalled)
-
-    def idle(self, now: float, after: float) -> list[int]:
-        """Partitions seen by the last :meth:`check` with records waiting and none read for
-        more than ``after`` seconds, each once per idle spell: the edge reads them again from
-        their position before the limit ends the worker (a restarted worker's stream once
-        read nothing at all, as if Faust had dropped the whole backlog it had fetched while
-        it was still recovering; the same drop as the gaps :class:`SettleGate` re-reads)."""
-        due = []
-        for partition, spell in self._seen.items():
-            if now - spell[1] > after and self._nudged.get(partition) != spell:
-                self._nudged[partition] = spell
-                due.append(partition)
-        return sorted(due)
-
-    def reset(self) -> None:
-        self._seen.clear()
-        self._nudged.clear()

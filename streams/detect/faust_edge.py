@@ -22,7 +22,6 @@ from streams import limits
 from streams.detect.backlog import SettleGate, tick_mark
 from streams.detect.batch import Batch
 from streams.detect.commit_guard import guard_commits
-from streams.detect.native import choose_core, core_name
 from streams.detect.partition_batches import PartitionBatches
 from streams.detect.processor import DetectProcessor
 from streams.detect.settle_timer import SettleTimer
@@ -55,8 +54,6 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
                  settings.retention_seconds, settings.low_confidence_threshold,
                  settings.expected_agents_by_task)
     proc = DetectProcessor(skill, cfg)
-    core = choose_core(settings.detect_core, skill, cfg)
-    log.info("detect core: %s", core_name(core))
     channel = app.topic(t.agent_answers, t.detect_ticks, partitions=partitions, **RAW)
     ticks = app.topic(t.detect_ticks, partitions=partitions, **RAW)
     out_names = {"job": t.judge_jobs, "outcome": t.cell_outcomes}
@@ -118,7 +115,7 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     async def detect(stream: faust.StreamT) -> None:
         async for events in cast("faust.Stream[Any]", stream).take_events(BATCH_MAX,
                                                                            BATCH_WITHIN):
-            batch = Batch(proc, store.load, bounded, core, store.load_raw)
+            batch = Batch(proc, store.load, bounded)
             now = time.time()
             read: dict[str, int] = {}  # records in, by topic: counted once per batch
             for event in events:

@@ -8,18 +8,25 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
-from typing import Any, Literal, cast
+from datetime import UTC, datetime
+from typing import Any, Literal
 
 import orjson
 from pydantic import ValidationError
 
-from schemas.chart_review import MAX_JSON_DEPTH, AgentAnswer, cell_key
+from schemas.chart_review import (
+    MAX_JSON_DEPTH,
+    AgentAnswer,
+    CellOutcome,
+    JudgeJob,
+    SourceRef,
+    cell_key,
+)
 from schemas.errors import describe_record
+from schemas.ids import derive_id
 from schemas.skill import Skill
 from streams import limits
 from streams.detect.decide import Decision, decide
-from streams.detect.encode import job_record, outcome_record
-from streams.detect.fastpath import PlainAnswer, fast_answer, within_limits
 from streams.detect.state import (
     DUPLICATE,
     PURGED,
@@ -65,8 +72,8 @@ class Step:
     changed: bool = True
 
 
-def parse_answer(raw: bytes | None) -> PlainAnswer:
-    """Decode and check one record: the strict fast path, else the model (same verdicts)."""
+def parse_answer(raw: bytes | None) -> AgentAnswer:
+    """Decode one record and validate it with the model (the one definition of an answer)."""
     if raw is None:
         raise BadRecord("invalid_json", "record has no value")
     try:
@@ -79,11 +86,8 @@ def parse_answer(raw: bytes | None) -> PlainAnswer:
         raise BadRecord("invalid_json", f"value is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise BadRecord("invalid_json", f"value is a JSON {type(data).__name__}, not an object")
-    fast = fast_answer(data)
-    if fast is not None:
-        return fast
     try:
-        return PlainAnswer.from_model(AgentAnswer.model_validate(data))
+        return AgentAnswer.model_validate(data)
     except ValidationError as exc:
         deepest, _ = nesting(raw)  # our own bound: say so (the error types alone do not)
         reason = depth_reason(deepest) if deepest > MAX_JSON_DEPTH else describe_record(exc)
@@ -95,20 +99,21 @@ class DetectProcessor:
         self.skill = skill
         self.cfg = cfg
 
-    def validate(self, value: bytes | None) -> PlainAnswer:
+    def validate(self, value: bytes | None) -> AgentAnswer:
         """Parse and check one record; :class:`BadRecord` means it belongs in the DLQ."""
         size = len(value or b"")
         if size > limits.MAX_ANSWER_BYTES:
             raise BadRecord("oversized", f"answer of {size} bytes exceeds the limit of "
                             f"{limits.MAX_ANSWER_BYTES} bytes")
         answer = parse_answer(value)
-        if not within_limits(answer.json):
-            raise BadRecord("oversized", "; ".join(limits.text_problems(answer)))
+        problems = limits.text_problems(answer)
+        if problems:
+            raise BadRecord("oversized", "; ".join(problems))
         if self.skill.criterion(answer.field_id) is None:
             raise BadRecord("unknown_criterion", self.skill.unavailable_reason(answer.field_id))
         return answer
 
-    def validate_record(self, key: bytes | None, value: bytes | None) -> PlainAnswer:
+    def validate_record(self, key: bytes | None, value: bytes | None) -> AgentAnswer:
         """:meth:`validate`, then the record's key must be the answer's cell key: Kafka
         partitions by key, so a record keyed otherwise would be decided in another
         partition's copy of its cell (with several workers, the cell's state would split)."""
@@ -120,18 +125,16 @@ class DetectProcessor:
                             "(task_id|patient_id|field_id)")
         return answer
 
-    def on_answer(self, answer: PlainAnswer, source: Source, state: CellState | None,
+    def on_answer(self, answer: AgentAnswer, source: Source, state: CellState | None,
                   now: float) -> Step:
-        # PlainAnswer carries every attribute of AgentAnswer that the state machine reads.
-        applied = apply_answer(state, cast(AgentAnswer, answer), source, now, self.cfg)
+        applied = apply_answer(state, answer, source, now, self.cfg)
         note = applied.note
         if note is REDELIVERED:
             outputs = applied.state.outputs_for(source) or ()
             return Step(applied.state, self._emits(outputs), REDELIVERED, changed=False)
         if not applied.decide:
             return Step(applied.state, (), note, changed=note is not DUPLICATE)
-        return self._decide(applied.state, source, now, by_timeout=False, note=note,
-                            fresh=answer)
+        return self._decide(applied.state, source, now, by_timeout=False, note=note)
 
     def on_tick(self, state: CellState | None, source: Source, now: float, *,
                 settle_ready: bool = True) -> Step:
@@ -149,18 +152,13 @@ class DetectProcessor:
         return Step(state, (), TICK_EARLY, changed=False)
 
     def _decide(self, state: CellState, source: Source, now: float, *, by_timeout: bool,
-                note: StepNote, fresh: PlainAnswer | None = None) -> Step:
-        """``fresh``: the answer just applied (its stored JSON is ``fresh.json``)."""
-        fresh_json = None if fresh is None else fresh.json
-        answers: list[PlainAnswer] = [
-            fresh if fresh is not None and a is fresh_json else PlainAnswer.from_stored(a)
-            for a in state.answers.values()]
+                note: StepNote) -> Step:
+        answers = state.answer_models()
         first = answers[0]
         criterion = self.skill.criterion(first.field_id)
         assert criterion is not None  # checked on entry
-        # decide reads the AgentAnswer attributes that PlainAnswer carries.
-        decision = decide(cast(list[AgentAnswer], answers), criterion.answer_schema,
-                          self.cfg.agents_for(first.task_id), self.cfg.low_confidence_threshold)
+        decision = decide(answers, criterion.answer_schema, self.cfg.agents_for(first.task_id),
+                          self.cfg.low_confidence_threshold)
         if decision.inputs_id == state.last_inputs_id:
             return Step(state, (), UNCHANGED)
         outputs = self._outputs(decision, source, now, by_timeout)
@@ -169,11 +167,27 @@ class DetectProcessor:
 
     def _outputs(self, d: Decision, source: Source, now: float,
                  by_timeout: bool) -> tuple[dict[str, Any], ...]:
+        """The decision's records, built by their models (``model_dump(mode="json")``)."""
+        a0 = d.answers[0].answer
+        ids = {"task_id": a0.task_id, "patient_id": a0.patient_id, "field_id": a0.field_id}
+        at = datetime.fromtimestamp(now, UTC)
         out: list[dict[str, Any]] = []
         job_id = d.job_id
         if d.job_kind is not None and job_id is not None:
-            out.append({"kind": "job", "record": job_record(d, job_id, source, now)})
-        out.append({"kind": "outcome", "record": outcome_record(d, job_id, now, by_timeout)})
+            job = JudgeJob(
+                job_id=job_id, kind=d.job_kind, **ids,
+                answers=tuple(n.answer for n in d.answers),
+                normalized=tuple(n.json_value for n in d.answers), reasons=d.reasons,
+                detected_at=at,
+                source=SourceRef(topic=source[0], partition=source[1], offset=source[2]),
+                missing_agents=d.missing_agents, kinds_applicable=d.kinds_applicable)
+            out.append({"kind": "job", "record": job.model_dump(mode="json")})
+        outcome = CellOutcome(
+            outcome_id=derive_id("outcome", d.inputs_id), outcome=d.outcome, **ids,
+            agents=tuple(n.answer.agent_id for n in d.answers), missing_agents=d.missing_agents,
+            job_id=job_id, job_kind=d.job_kind, reasons=d.reasons, decided_at=at,
+            settled_by_timeout=by_timeout, agreed_answer=d.agreed_answer)
+        out.append({"kind": "outcome", "record": outcome.model_dump(mode="json")})
         return tuple(out)
 
     @staticmethod

@@ -11,7 +11,6 @@ import faust
 from schemas.skill import load_skill
 from streams.app import base_app
 from streams.detect.faust_edge import register_detect
-from streams.detect.native import CompiledCoreMissing
 from streams.kafka_clients import join_group
 from streams.metrics import Metrics
 from streams.settings import Settings
@@ -22,7 +21,7 @@ log = logging.getLogger(__name__)
 
 
 def run_worker(settings: Settings) -> int:
-    return guarded("detect", lambda: _run(settings), cannot_start=(CompiledCoreMissing,))
+    return guarded("detect", lambda: _run(settings))
 
 
 def _run(settings: Settings) -> None:

@@ -14,8 +14,8 @@ from typing import Any
 
 from faust.types import TP
 
-from streams.detect.backlog import SettleGate, committed_offsets, end_offsets, tick_value
-from streams.detect.stall import StallExit
+from streams.detect.backlog import SettleGate, tick_value
+from streams.detect.stall import StallExit, committed_offsets, end_offsets
 from streams.detect.store import CellStore
 from streams.metrics import Metrics
 from streams.settings import Settings

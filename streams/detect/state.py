@@ -15,8 +15,7 @@ committed), the outputs are re-sent with the same ids rather than lost. Duplicat
 
 from __future__ import annotations
 
-import zlib
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
@@ -92,6 +91,9 @@ class CellState:
     #: ``(topic, partition, offset)`` of the record that caused it and outputs the job and
     #: outcome records (JSON objects) it produced.
     history: tuple[tuple[tuple[str, int, int], tuple[dict[str, Any], ...]], ...] = ()
+    #: The validated models of ``answers`` this process has at hand (not stored: a cell read
+    #: back from its bytes validates its answers again when it is decided).
+    models: dict[str, AgentAnswer] = field(default_factory=dict, compare=False, repr=False)
 
     def outputs_for(self, source: tuple[str, int, int]) -> tuple[dict[str, Any], ...] | None:
         for trigger, outputs in self.history:
@@ -103,15 +105,18 @@ class CellState:
     def decided(self) -> bool:
         return self.decided_at is not None
 
-    def with_(self, answers: dict[str, dict[str, Any]], seen_events: tuple[str, ...]
-              ) -> CellState:
+    def with_(self, answers: dict[str, dict[str, Any]], seen_events: tuple[str, ...],
+              models: dict[str, AgentAnswer]) -> CellState:
         """A copy with new answers and seen events (``dataclasses.replace`` costs several
         times as much on this hot path)."""
         return CellState(self.first_seen, self.partition, answers, seen_events,
-                         self.decided_at, self.last_inputs_id, self.history)
+                         self.decided_at, self.last_inputs_id, self.history, models)
 
     def answer_models(self) -> list[AgentAnswer]:
-        return [AgentAnswer.model_validate(a) for a in self.answers.values()]
+        """The answers as models, in stored order (validated again unless at hand)."""
+        models = self.models
+        return [models.get(agent) or AgentAnswer.model_validate(stored)
+                for agent, stored in self.answers.items()]
 
     def dumps(self) -> bytes:
         """The stored form (the changelog record): plain JSON. No compression here: it ran
@@ -125,9 +130,7 @@ class CellState:
 
     @classmethod
     def loads(cls, raw: bytes) -> CellState:
-        # Plain JSON ("{...") is what we write; zlib ("x...") what workers before the cell
-        # store (streams/detect/store.py) wrote to the changelog.
-        d = orjson.loads(zlib.decompress(raw) if raw[:1] == b"x" else raw)
+        d = orjson.loads(raw)
         history = tuple(((t[0], int(t[1]), int(t[2])), tuple(o)) for t, o in d["history"])
         return cls(first_seen=d["first_seen"], partition=d["partition"], answers=d["answers"],
                    seen_events=tuple(d["seen_events"]), decided_at=d["decided_at"],
@@ -155,7 +158,8 @@ def apply_answer(state: CellState | None, answer: AgentAnswer, source: tuple[str
                  now: float, cfg: DetectConfig) -> Applied:
     if state is None:  # a cell's first answer (half of all events): one state built, not two
         first = {answer.agent_id: answer.model_dump(mode="json")}
-        return Applied(CellState(now, source[1], first, (answer.event_id,)),
+        return Applied(CellState(now, source[1], first, (answer.event_id,),
+                                 models={answer.agent_id: answer}),
                        cfg.complete(answer.task_id, first), NEW)
     if state.outputs_for(source) is not None:
         return Applied(state, False, REDELIVERED)
@@ -164,9 +168,9 @@ def apply_answer(state: CellState | None, answer: AgentAnswer, source: tuple[str
     seen = (*state.seen_events, answer.event_id)[-MAX_SEEN_EVENTS:]
     current = state.answers.get(answer.agent_id)
     if current is not None and not _later(answer, current):
-        return Applied(state.with_(state.answers, seen), False, STALE)
+        return Applied(state.with_(state.answers, seen, state.models), False, STALE)
     answers = {**state.answers, answer.agent_id: answer.model_dump(mode="json")}
-    new = state.with_(answers, seen)
+    new = state.with_(answers, seen, {**state.models, answer.agent_id: answer})
     complete = cfg.complete(answer.task_id, answers)
     note = SUPERSEDED if current is not None else NEW
     # A decided cell is re-decided on any change; a pending one once every agent answered.
@@ -185,7 +189,7 @@ def record_decision(state: CellState, inputs_id: str, source: tuple[str, int, in
                     outputs: tuple[dict[str, Any], ...], now: float) -> CellState:
     history = (*state.history, (source, outputs))[-MAX_HISTORY:]
     return CellState(state.first_seen, state.partition, state.answers, state.seen_events, now,
-                     inputs_id, history)
+                     inputs_id, history, state.models)
 
 
 class DueIndex:
@@ -212,11 +216,6 @@ class DueIndex:
             self._due[key] = (first_seen + self.cfg.settle_seconds, partition, True)
         else:
             self._due[key] = (decided_at + self.cfg.retention_seconds, partition, False)
-
-    def rebuild(self, items: Iterable[tuple[bytes, bytes]]) -> None:
-        self._due.clear()
-        for key, raw in items:
-            self.note(key, CellState.loads(raw))
 
     def overdue(self, now: float) -> list[tuple[bytes, int]]:
         return [(key, part) for key, (at, part, _) in self._due.items() if at <= now]

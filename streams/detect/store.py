@@ -47,7 +47,7 @@ class Change(Protocol):
     @property
     def raw(self) -> bytes: ...
     @property
-    def decoded(self) -> CellState | None: ...
+    def state(self) -> CellState | None: ...
     def due_times(self) -> tuple[float, float | None, int] | None: ...
 
 
@@ -88,13 +88,8 @@ class CellStore:
             return hit[1]
         return CellState.loads(self.stored_bytes(stored))
 
-    def load_raw(self, key: bytes) -> bytes | None:
-        """A cell's stored bytes (what the compiled core reads), or None."""
-        stored = self.data.get(key)
-        return None if stored is None else self.stored_bytes(stored)
-
     def stored_bytes(self, stored: Any) -> bytes:
-        """A table value as the changelog holds it (plain JSON, or zlib from older workers)."""
+        """A table value as the changelog holds it (plain JSON)."""
         if not isinstance(stored, ColdRef):
             return bytes(stored)
         block, text = self._unpacked
@@ -122,8 +117,8 @@ class CellStore:
                 records.append((ch.partition, key, raw))
                 if due[1] is not None:  # decided
                     cooling[key] = raw
-                else:  # the compiled core's cells are kept as bytes (it reads those)
-                    hot[key] = (raw, ch.decoded)
+                else:
+                    hot[key] = (raw, ch.state)
             note_due(key, due)
         while len(self._hot) > self.hot_max:
             oldest = next(iter(self._hot))

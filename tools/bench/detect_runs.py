@@ -125,8 +125,10 @@ def detect_runs(settings: Settings, events: int, timeout: float, *, input_partit
     if rounds > 1:
         print(f"  detect / Faust forward by round: {', '.join(f'{r:.2f}x' for r in each)}; "
               f"best detect / best forward: {det.rate / floor.rate:.2f}x", flush=True)
+    print(f"  detect: {det.rate:,.0f} answers/s in one worker process "
+          f"{goal('>= 1,000', det.rate >= 1000)}", flush=True)
     print(f"  detect / Faust forward{' (median)' if rounds > 1 else ''}: {ratio:.2f}x "
-          f"{goal('>= 0.9x', round(ratio, 2) >= 0.9)}; "
+          f"{goal('>= 0.6x', round(ratio, 2) >= 0.6)}; "
           f"detect / raw passthrough: {det.rate / base.rate:.3f}; "
           f"forward / raw passthrough: {floor.rate / base.rate:.3f}", flush=True)
     ratios = {"detect/forward": ratio, "detect/raw": det.rate / base.rate,

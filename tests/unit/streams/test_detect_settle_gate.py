@@ -9,15 +9,10 @@ import orjson
 import pytest
 
 from schemas.skill import Skill
-from streams.detect.backlog import (
-    SettleGate,
-    committed_offsets,
-    end_offsets,
-    tick_mark,
-    tick_value,
-)
+from streams.detect.backlog import SettleGate, tick_mark, tick_value
 from streams.detect.batch import Batch
 from streams.detect.processor import DetectProcessor
+from streams.detect.stall import StallWatch, committed_offsets, end_offsets
 from streams.detect.state import CellState, StepNote
 from tests.unit.streams.test_processor import CFG, raw, skill  # noqa: F401 (fixture)
 
@@ -53,12 +48,6 @@ def test_gate(ops: list[Op], checks: list[tuple[int, int, bool]]) -> None:
     for op, *args in ops:
         getattr(gate, op)(*args)
     assert [gate.ready(p, mark) for p, mark, _ in checks] == [want for *_, want in checks]
-
-
-def test_unmarked_partitions() -> None:
-    gate = SettleGate()
-    gate.resume({1: 3}, {})
-    assert gate.unmarked([2, 1, 0, 2]) == [0, 2]
 
 
 @pytest.mark.parametrize(("value", "mark"), [
@@ -237,8 +226,6 @@ def test_gaps_are_between_delivered_records_only() -> None:
 
 
 def test_stall_watch() -> None:
-    from streams.detect.backlog import StallWatch
-
     watch = StallWatch(limit=60.0)
     assert watch.check({0: 10, 1: 5}, 0.0) == []
     assert watch.check({0: 10, 1: 7}, 30.0) == []        # partition 1 is being read

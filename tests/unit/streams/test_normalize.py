@@ -86,16 +86,16 @@ def test_a_cell_with_a_huge_number_is_decided() -> None:
     """orjson reads integers beyond 64 bits as floats (the raw answers here)."""
     import orjson
 
+    from schemas.chart_review import AgentAnswer
     from streams.detect.decide import decide
-    from streams.detect.fastpath import PlainAnswer
 
     stamp = "2026-01-01T00:00:00Z"
-    answers = [PlainAnswer({"event_id": f"e{i}", "run_id": "r", "task_id": "t",
-                            "patient_id": "p", "field_id": "f", "agent_id": agent,
-                            "answer": value, "confidence": "high", "emitted_at": stamp}, None)
+    answers = [AgentAnswer.model_validate({
+        "event_id": f"e{i}", "run_id": "r", "task_id": "t", "patient_id": "p", "field_id": "f",
+        "agent_id": agent, "answer": value, "confidence": "high", "emitted_at": stamp})
                for i, (agent, value) in enumerate(zip("ab", orjson.loads(
                    b"[18446744073709551616, -9223372036854775809]"), strict=True))]
-    d = decide(answers, A1C, ("a", "b"), 0.5)  # type: ignore[arg-type]
+    d = decide(answers, A1C, ("a", "b"), 0.5)
     assert d.outcome == "disagreement"
     # the first stays a float; the second is exactly -2**63, an int orjson writes
     assert orjson.dumps([n.json_value for n in d.answers]) == (

@@ -11,7 +11,6 @@ import pytest
 from schemas.chart_review import AgentAnswer
 from schemas.skill import Skill, load_skill
 from streams import limits
-from streams.detect.fastpath import fast_answer
 from streams.detect.processor import DetectProcessor, Step
 from streams.detect.state import CellState, DetectConfig
 from streams.errors import BadRecord
@@ -215,7 +214,7 @@ def test_due_index_tracks_settle_and_purge_times(skill: Skill) -> None:
     index.note(b"k", cell.state)  # decided at 110: next due is the purge at 210
     assert index.pending() == 0
     assert index.overdue(209.0) == [] and index.overdue(210.0) == [(b"k", 0)]
-    index.rebuild([(b"k", cell.state.dumps()), (b"other", cell.state.dumps())])
+    index.note(b"other", cell.state)
     assert len(index) == 2
     index.note(b"k", None)
     assert len(index) == 1
@@ -258,9 +257,8 @@ def test_a_bad_value_is_reported_before_its_key(skill: Skill) -> None:
     assert err.value.error_type == "invalid_json"
 
 
-# The free-text limits hold on the fast path as on the model path: an answer over a limit is
-# refused as ``oversized`` (the fast path's PlainAnswer once hid these fields from
-# ``limits.text_problems``, so such answers were accepted).
+# The free-text limits: an answer the model accepts but over a limit is refused as
+# ``oversized``, and the dead letter names the field.
 
 def record(**extra: Any) -> dict[str, Any]:
     return {"event_id": "e1", "run_id": "r1", "task_id": "t", "patient_id": "P1",
@@ -278,14 +276,11 @@ def record(**extra: Any) -> dict[str, Any]:
 ])
 def test_text_over_a_limit_is_refused(skill: Skill, extra: dict[str, Any], field: str) -> None:
     data = record(**extra)
-    assert fast_answer(data) is not None  # the fast path takes it: the limits must apply
+    AgentAnswer.model_validate(data)  # the model takes it: the limits must apply
     with pytest.raises(BadRecord) as err:
         DetectProcessor(skill, CFG).validate(orjson.dumps(data))
     assert err.value.error_type == "oversized"
     assert field in err.value.message
-    # the same verdict as on the model itself
-    assert limits.text_problems(AgentAnswer.model_validate(data)) == limits.text_problems(
-        fast_answer(data))
 
 
 def test_text_at_the_limits_is_accepted(skill: Skill) -> None:

@@ -54,7 +54,8 @@ def test_rounds_alternate_and_report_the_median(monkeypatch: pytest.MonkeyPatch,
     assert ratios["forward ev/s"] == 1000 and ratios["detect ev/s"] == 1000
     out = capsys.readouterr().out
     assert "by round: 0.90x, 2.50x, 0.50x; best detect / best forward: 1.00x" in out
-    assert "(median): 0.90x (goal >= 0.9x: met)" in out
+    assert "(median): 0.90x (goal >= 0.6x: met)" in out
+    assert "detect: 1,000 answers/s in one worker process (goal >= 1,000: met)" in out
 
 
 def test_one_round_is_the_single_pair(monkeypatch: pytest.MonkeyPatch) -> None:
