@@ -89,8 +89,9 @@ def requests() -> list[tuple[str, bytes, str | None]]:
     ]
 
 
-def adjudications() -> list[tuple[str, bytes, str | None]]:
-    a = ADJUDICATION
+def adjudications(a: dict[str, Any] = ADJUDICATION) -> list[tuple[str, bytes, str | None]]:
+    """The faults on adjudication ``a`` (an aware one), then a later good one of its cell."""
+    later = {**a, "adjudicated_at": "2099-05-08T10:25:00Z", "final_answer": False}
     return [
         ("adjudication without offset (the issue's record)",
          dumps({**a, "adjudicated_at": "2024-05-08T10:24:00"}), "schema_error"),
@@ -102,6 +103,5 @@ def adjudications() -> list[tuple[str, bytes, str | None]]:
          dumps({**a, "final_answer": "x" * 1_000_000}), "oversized"),
         ("adjudication id with newline", dumps({**a, "adjudication_id": "a\nb"}),
          "schema_error"),
-        ("good adjudication", dumps({**a, "adjudicated_at": "2024-05-08T10:25:00Z",
-                                     "final_answer": False}), None),
+        ("good adjudication", dumps(later), None),
     ]
