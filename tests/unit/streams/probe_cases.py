@@ -101,6 +101,8 @@ def adjudications(a: dict[str, Any] = ADJUDICATION) -> list[tuple[str, bytes, st
          b"false}", "schema_error"),
         ("adjudication with a 1 MB final_answer",
          dumps({**a, "final_answer": "x" * 1_000_000}), "oversized"),
+        ("adjudication with a 100 KB final_answer",  # over its own bound, under the default
+         dumps({**a, "final_answer": "x" * 100_000}), "oversized"),
         ("adjudication id with newline", dumps({**a, "adjudication_id": "a\nb"}),
          "schema_error"),
         ("good adjudication", dumps(later), None),
