@@ -18,23 +18,28 @@ MARK = "zqphimark"
 
 
 @pytest.fixture()
-def faust_logging() -> Iterator[io.StringIO]:
-    """Logging as Faust's worker sets it up at DEBUG (root handlers replaced), restored."""
+def faust_logging() -> Iterator[tuple[io.StringIO, list[logging.Handler]]]:
+    """Logging as Faust's worker sets it up at DEBUG (root handlers replaced), restored;
+    the buffer its handler writes to, and the handlers it installed (pytest adds its own
+    to the root while a test runs: those are not Faust's)."""
     root = logging.getLogger()
     saved = root.level, list(root.handlers)
     buf = io.StringIO()
     mode_logging.setup_logging(loglevel="DEBUG", logfile=buf)
-    for handler in root.handlers:  # Faust's handler writes to stderr: read it here
+    installed = list(root.handlers)
+    for handler in installed:  # Faust's handler writes to stderr: read it here
         if isinstance(handler, logging.StreamHandler):
             handler.setStream(buf)
-    yield buf
+    yield buf, installed
     root.handlers[:] = saved[1]
     root.setLevel(saved[0])
 
 
-def test_the_worker_guards_the_handlers_faust_installs(faust_logging: io.StringIO) -> None:
-    assert not any(isinstance(f, PhiLoggerFilter) for h in logging.getLogger().handlers
-                   for f in h.filters)  # what Faust leaves: no guard
+def test_the_worker_guards_the_handlers_faust_installs(
+        faust_logging: tuple[io.StringIO, list[logging.Handler]]) -> None:
+    buf, installed = faust_logging
+    assert installed and not any(isinstance(f, PhiLoggerFilter) for h in installed
+                                 for f in h.filters)  # what Faust leaves: no guard
     QuietWorker.on_setup_root_logger(SimpleNamespace(), logging.getLogger(),  # type: ignore[arg-type]
                                      logging.DEBUG)
     log = logging.getLogger("streams.detect.faust_edge")
@@ -43,6 +48,7 @@ def test_the_worker_guards_the_handlers_faust_installs(faust_logging: io.StringI
     except ValueError:
         log.debug("detect failure traceback", exc_info=True)
     logging.getLogger("httpcore2.http11").debug("response headers %s", MARK)
-    text = faust_logging.getvalue()
+    assert all(any(isinstance(f, PhiLoggerFilter) for f in h.filters) for h in installed)
+    text = buf.getvalue()
     assert "detect failure traceback" in text and "ValueError" in text and WITHHELD in text
     assert MARK not in text
