@@ -49,11 +49,16 @@ def check_record_id(value: str) -> str:
     """An id that lands in a Kafka header, a log line, a file name or a result (job, result,
     outcome, evaluation ids ...): the alphabet of :data:`SafeId`, so that no id can carry a
     newline or an escape (a forged log line) or a path separator."""
-    if not _RECORD_ID.fullmatch(value) or ".." in value:
+    if not is_record_id(value):
         raise PydanticCustomError(
             "unsafe_id", "must be letters, digits, '.', '_' or '-', start with a letter or "
             "digit and contain no '..'")
     return value
+
+
+def is_record_id(value: str) -> bool:
+    """Whether ``value`` is in the alphabet of :func:`check_record_id`."""
+    return bool(_RECORD_ID.fullmatch(value)) and ".." not in value
 
 
 #: An id of a record (1 to :data:`MAX_ID_CHARS` characters of the :data:`SafeId` alphabet).
