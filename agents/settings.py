@@ -7,7 +7,10 @@ interface: operators and deploy manifests set them. See docs/configuration.md.
 
 from __future__ import annotations
 
-from pydantic import Field
+from typing import Annotated
+
+from pydantic import Field, field_validator
+from pydantic_settings import NoDecode
 
 from agents.providers.settings import LLMSettings
 from streams.settings import Settings as StreamsSettings
@@ -15,3 +18,14 @@ from streams.settings import Settings as StreamsSettings
 
 class Settings(StreamsSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    #: The simulator's case catalogue (comma-separated case ids): the debrief worker
+    #: dead-letters a request for any other case as ``unknown_case`` before grading it.
+    #: Empty (the default): every case is graded.
+    debrief_cases: Annotated[tuple[str, ...], NoDecode] = ()
+
+    @field_validator("debrief_cases", mode="before")
+    @classmethod
+    def _split_cases(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(c.strip() for c in value.split(",") if c.strip())
+        return value

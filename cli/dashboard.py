@@ -48,6 +48,9 @@ def add_review_arguments(p: argparse.ArgumentParser) -> None:
                    "the bound address (repeatable; e.g. the proxy's public name)")
     p.add_argument("--max-connections", type=positive_int, default=256, metavar="N",
                    help="open connections at most; more get 503 (default 256)")
+    p.add_argument("--max-connections-per-client", type=positive_int, default=64, metavar="N",
+                   help="open connections of one client address at most; more get 503 "
+                   "(default 64; behind a reverse proxy every connection is the proxy's)")
     p.add_argument("--max-streams", type=positive_int, default=64, metavar="N",
                    help="live pages (event streams) at most; more get 503 (default 64)")
 

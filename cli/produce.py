@@ -13,6 +13,7 @@ from pydantic import ValidationError
 
 from schemas.errors import describe
 from schemas.registry import CONTRACTS, TopicContract
+from streams.decode import has_duplicate_key, max_bytes
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_acls import produce_acls
 from streams.settings import Settings
@@ -41,13 +42,21 @@ def contract_for(topic: str, settings: Settings) -> TopicContract | None:
 
 
 def prepare(line: bytes, contract: TopicContract | None) -> tuple[bytes | None, bytes]:
-    """Validate one line; returns (key, value bytes). Raises ValueError with a safe message."""
+    """Validate one line; returns (key, value bytes). Raises ValueError with a safe message.
+    The checks of the workers' decoding (:mod:`streams.decode`: size bound, duplicate keys)
+    come first, so that nothing a worker would dead-letter is sent; the model's messages
+    are pydantic's (the sender's own file: no value is quoted)."""
     if contract is None:
         return None, line
+    bound = max_bytes(contract.model)
+    if len(line) > bound:
+        raise ValueError(f"{len(line)} bytes exceeds the limit of {bound} bytes")
     try:
         data: Any = orjson.loads(line)
     except orjson.JSONDecodeError as exc:
         raise ValueError(f"not JSON ({exc.msg})") from None
+    if has_duplicate_key(line):
+        raise ValueError("a JSON object has a duplicate key")
     try:
         rec = contract.model.model_validate(data)
     except ValidationError as exc:

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from schemas.base import MAX_ID_CHARS, is_record_id
 from schemas.calibration import AGENT_ERROR, CLASSIFICATIONS, MAX_COMMENT_CHARS, Adjudication
 from schemas.chart_review import cell_key
 from schemas.ids import canonical_json, derive_id
@@ -53,7 +54,7 @@ def parse_save(body: Any) -> SaveRequest:
     if unknown:
         raise DecisionError(400, f"unknown field(s): {', '.join(unknown)[:200]}")
     rid, cls, comment = body.get("result_id"), body.get("classification"), body.get("comment")
-    if not isinstance(rid, str) or not 0 < len(rid) <= 200:
+    if not isinstance(rid, str) or not 0 < len(rid) <= MAX_ID_CHARS or not is_record_id(rid):
         raise DecisionError(400, "result_id must be the judge result's id")
     if "final_answer" not in body:
         raise DecisionError(400, "final_answer is required")

@@ -2,7 +2,9 @@
 
 aiohttp has no cap on connections and no deadline for a request's headers, so a few hundred
 slow or idle sockets could hold the page. :class:`GuardedSite` wraps aiohttp's protocol
-factory: beyond ``max_connections`` a new connection gets a plain ``503`` and is closed; a
+factory: beyond ``max_connections`` a new connection gets a plain ``503`` and is closed, and
+so does one beyond ``max_per_client`` from one client address (so that no one client, a
+local one included, can hold every connection and lock the reviewers out); a
 sweeper (every ``sweep_every`` seconds) closes connections whose request headers have not
 arrived within ``header_timeout`` (counted from the first byte of a request, or from the
 connection for the first request: a client that connects and says nothing, or sends half a
@@ -34,6 +36,8 @@ REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\
 @dataclass
 class Limits:
     max_connections: int = 256
+    #: open connections of one client address at most (a quarter of the default total)
+    max_per_client: int = 64
     max_streams: int = 64
     header_timeout: float = 10.0
     idle_timeout: float = 30.0
@@ -51,6 +55,8 @@ class _Conn:
     active: int = 0
     #: requests whose headers were read: 0 means the first request is still awaited
     served: int = 0
+    #: the client's address (its connections are counted against ``max_per_client``)
+    client: str = ""
 
 
 class _Refuser(asyncio.Protocol):
@@ -67,8 +73,12 @@ class _GuardedHandler(RequestHandler):
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.jf_transport = transport
-        self.jf_guard.opened(transport)
+        admitted = self.jf_guard.opened(transport)
         super().connection_made(transport)
+        if not admitted:  # the client's address holds its share of connections already
+            assert isinstance(transport, asyncio.Transport)
+            transport.write(REFUSAL)
+            transport.close()
 
     def data_received(self, data: bytes) -> None:
         self.jf_guard.received(self.jf_transport)
@@ -92,7 +102,11 @@ class Guard:
     def __init__(self, server: web.Server, limits: Limits) -> None:
         self.server, self.limits = server, limits
         self.conns: dict[int, _Conn] = {}
+        #: open connections per client address
+        self.per_client: dict[str, int] = {}
         self.refused = 0
+        #: of ``refused``, those refused for the client's own share
+        self.refused_client = 0
         self.timed_out = 0
         #: closes per reason: "header" (a request's headers too slow, or none on a new
         #: connection), "idle" (a keep-alive connection unused after a response)
@@ -108,9 +122,20 @@ class Guard:
         handler.jf_guard = self
         return handler
 
-    def opened(self, transport: asyncio.BaseTransport) -> None:
+    def opened(self, transport: asyncio.BaseTransport) -> bool:
+        """Count a new connection; False (not counted: it is to be refused) when its
+        client holds ``max_per_client`` connections already."""
         assert isinstance(transport, asyncio.Transport)
-        self.conns[id(transport)] = _Conn(transport, asyncio.get_running_loop().time())
+        peer = transport.get_extra_info("peername")
+        client = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        if self.per_client.get(client, 0) >= self.limits.max_per_client:
+            self.refused += 1
+            self.refused_client += 1
+            return False
+        self.per_client[client] = self.per_client.get(client, 0) + 1
+        self.conns[id(transport)] = _Conn(transport, asyncio.get_running_loop().time(),
+                                          client=client)
+        return True
 
     def received(self, transport: object) -> None:
         conn = self.conns.get(id(transport))
@@ -118,7 +143,13 @@ class Guard:
             conn.first_byte = asyncio.get_running_loop().time()
 
     def closed(self, transport: object) -> None:
-        self.conns.pop(id(transport), None)
+        conn = self.conns.pop(id(transport), None)
+        if conn is not None:
+            left = self.per_client.get(conn.client, 1) - 1
+            if left > 0:
+                self.per_client[conn.client] = left
+            else:
+                self.per_client.pop(conn.client, None)
 
     def begin(self, transport: Any) -> None:
         conn = self.conns.get(id(transport))

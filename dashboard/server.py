@@ -64,6 +64,7 @@ def tls_context(cert: Path | None, key: Path | None) -> ssl.SSLContext | None:
 def build_state(settings: Settings, args: argparse.Namespace, access: Access) -> State:
     state = State(Window(args.window), ChartStore(settings.charts_dir), Hub(), FeedStatus(),
                   access=access, limits=Limits(max_connections=args.max_connections,
+                                               max_per_client=args.max_connections_per_client,
                                                max_streams=args.max_streams),
                   reviewer_key=reviewer_key(os.environ.get(KEY_ENV), settings.state_dir),
                   allowed_hosts=allowed_hosts(args.host, args.allowed_host or ()))

@@ -7,12 +7,11 @@ judge's suggestions matched those verdicts. Field names are a contract; add, nev
 
 from __future__ import annotations
 
-from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
-from schemas.base import BoundedId, Frozen, SafeId
+from schemas.base import AwareTime, Frozen, RecordId, SafeId, check_record_id
 from schemas.chart_review import CellKeyed, check_json_value
 from schemas.reviewer_labels import AGENT_ERROR
 
@@ -33,6 +32,8 @@ CLASSIFICATIONS: tuple[str, ...] = (
 Correctness = Literal["agent_a", "agent_b", "neither", "both", "n_a"]
 #: Whether the reviewer took the judge's suggestion as the final answer or gave another.
 Decision = Literal["accepted", "overridden"]
+#: A review page decision id (``dashboard.decisions.adjudication_id``): a short record id.
+DecisionId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(check_record_id)]
 #: Longest reviewer comment kept on an adjudication.
 MAX_COMMENT_CHARS = 2000
 
@@ -59,19 +60,19 @@ class Adjudication(Frozen, CellKeyed):
     correct_agents: tuple[SafeId, ...] | None = None
     #: Pseudonymous reviewer id (never a name or an e-mail address).
     adjudicator: SafeId
-    adjudicated_at: datetime
+    adjudicated_at: AwareTime
     #: Added for the review page (all optional; older adjudications carry none of them).
     #: A deterministic id of this decision (see dashboard.decisions.adjudication_id): a
     #: retried save carries the same id, so consumers can drop the duplicate.
-    adjudication_id: str | None = Field(default=None, min_length=1, max_length=64)
+    adjudication_id: DecisionId | None = None
     #: The judge result the reviewer verified (its ``result_id``).
-    result_id: str | None = Field(default=None, min_length=1, max_length=200)
+    result_id: RecordId | None = None
     #: The judge's suggested answer as the reviewer saw it.
     suggested_answer: Any = None
     decision: Decision | None = None
     comment: str | None = Field(default=None, max_length=MAX_COMMENT_CHARS)
     #: The ``adjudication_id`` of the cell's earlier decision this one replaces, if any.
-    supersedes: str | None = Field(default=None, min_length=1, max_length=64)
+    supersedes: DecisionId | None = None
 
     _final = field_validator("final_answer", "suggested_answer")(check_json_value)
 
@@ -116,7 +117,7 @@ class CalibrationRecord(Frozen):
 
     schema_version: int = SCHEMA_VERSION
     #: sha256 of the key and every figure: the same figures always carry the same id.
-    calibration_id: BoundedId
+    calibration_id: RecordId
     task_id: SafeId
     field_id: SafeId
     prompt_version: str
@@ -138,7 +139,7 @@ class CalibrationRecord(Frozen):
     cost_usd: float = Field(ge=0)
     cost_per_cell_usd: float | None = None
     agent_agreement: AgentAgreement | None = None
-    computed_at: datetime
+    computed_at: AwareTime
     #: The reviewer agents behind the positional labels of this criterion's results, by id
     #: (``agent_a`` = ``agents[0]``, ``agent_b`` = ``agents[1]``, then any further agents),
     #: in the order the judge jobs list them. Names, not figures: not part of the id.

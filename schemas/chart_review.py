@@ -6,12 +6,11 @@ Field names are the contract of DESIGN (docs/contracts.md); add fields, never re
 from __future__ import annotations
 
 import math
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from schemas.base import BoundedId, Frozen, SafeId
+from schemas.base import AwareTime, BoundedId, Frozen, RecordId, SafeId
 
 SCHEMA_VERSION = 1
 #: Deepest nesting accepted in a free JSON value (``answer``, ``normalized``): deeper values
@@ -58,13 +57,6 @@ def check_json_value(value: Any) -> Any:
     return value
 
 
-def check_aware(value: datetime) -> datetime:
-    """RFC 3339 times carry an offset; a naive time cannot be ordered against an aware one."""
-    if value.tzinfo is None or value.utcoffset() is None:
-        raise ValueError("must carry a UTC offset (RFC 3339), e.g. 2026-01-01T00:00:00Z")
-    return value
-
-
 class Evidence(Frozen):
     note_id: SafeId
     quote: str
@@ -93,7 +85,7 @@ class AgentAnswer(Frozen, CellKeyed):
     rationale: str = ""
     confidence: ConfidenceLabel | float = "medium"
     low_confidence_reason: str | None = None
-    emitted_at: datetime
+    emitted_at: AwareTime
 
     @field_validator("confidence")
     @classmethod
@@ -103,7 +95,6 @@ class AgentAnswer(Frozen, CellKeyed):
         return v
 
     _answer = field_validator("answer")(check_json_value)
-    _emitted_at = field_validator("emitted_at")(check_aware)
 
 
 class SourceRef(Frozen):
@@ -115,7 +106,7 @@ class SourceRef(Frozen):
 
 
 class JudgeJob(Frozen, CellKeyed):
-    job_id: BoundedId
+    job_id: RecordId
     kind: JobKind
     task_id: SafeId
     patient_id: SafeId
@@ -125,7 +116,7 @@ class JudgeJob(Frozen, CellKeyed):
     #: Each answer's canonical value, same order as ``answers``.
     normalized: tuple[Any, ...]
     reasons: tuple[str, ...]
-    detected_at: datetime
+    detected_at: AwareTime
     source: SourceRef | None = None
     #: Agents expected but absent when the cell was decided (settle window elapsed).
     missing_agents: tuple[str, ...] = ()
@@ -133,7 +124,6 @@ class JudgeJob(Frozen, CellKeyed):
     kinds_applicable: tuple[JobKind, ...] = ()
 
     _normalized = field_validator("normalized")(check_json_value)
-    _detected_at = field_validator("detected_at")(check_aware)
 
     @model_validator(mode="after")
     def _answers_belong_to_the_cell(self) -> JudgeJob:
@@ -151,7 +141,7 @@ class JudgeJob(Frozen, CellKeyed):
 class CellOutcome(Frozen, CellKeyed):
     """One record per decided cell, including cells that need no judge."""
 
-    outcome_id: BoundedId
+    outcome_id: RecordId
     outcome: OutcomeKind
     task_id: SafeId
     patient_id: SafeId
@@ -159,10 +149,10 @@ class CellOutcome(Frozen, CellKeyed):
     agents: tuple[str, ...]
     missing_agents: tuple[str, ...] = ()
     #: The job emitted for this cell, if any.
-    job_id: BoundedId | None = None
+    job_id: RecordId | None = None
     job_kind: JobKind | None = None
     reasons: tuple[str, ...] = ()
-    decided_at: datetime
+    decided_at: AwareTime
     #: True when the cell was decided by the settle window rather than by the last answer.
     settled_by_timeout: bool = False
     #: The agents' shared canonical answer when they agree (no job, or type drift only);
@@ -207,8 +197,8 @@ class Usage(Frozen):
 
 
 class JudgeResult(Frozen, CellKeyed):
-    result_id: BoundedId
-    job_id: BoundedId
+    result_id: RecordId
+    job_id: RecordId
     task_id: SafeId
     patient_id: SafeId
     field_id: SafeId
@@ -224,10 +214,10 @@ class JudgeResult(Frozen, CellKeyed):
     model: str
     usage: Usage = Field(default_factory=Usage)
     latency_ms: int = 0
-    judged_at: datetime
+    judged_at: AwareTime
     #: The result id of the latest result for this job under another prompt version (the
     #: one this result replaces, e.g. after a replay); None for a job's first result.
-    supersedes: str | None = None
+    supersedes: RecordId | None = None
     #: The reviewer agents of the job by id, in its order: the analysis's ``agent_a`` is
     #: ``agents[0]``, ``agent_b`` is ``agents[1]``; a third or later agent is named only here
     #: and in ``correct_agents``. Empty in results written before this field existed.

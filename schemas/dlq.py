@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from datetime import UTC, datetime
 
-from schemas.base import Frozen
+from schemas.base import AwareTime, Frozen
 
 #: ``error.type`` values used by judgeflow (stable tokens; dashboards group by them). The
 #: only ones a dead letter may carry: :func:`dead_letter_headers` refuses any other, and
@@ -39,7 +39,7 @@ class DeadLetterHeaders(Frozen):
     source_topic: str
     source_partition: int
     source_offset: int
-    failed_at: datetime
+    failed_at: AwareTime
 
     def to_kafka(self) -> list[tuple[str, bytes]]:
         msg = self.error_message.encode("utf-8")[:MAX_MESSAGE_BYTES]

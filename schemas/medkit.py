@@ -9,12 +9,11 @@ validating it in code. The tool's JSON Schema is generated from ``CaseEvaluation
 
 from __future__ import annotations
 
-from datetime import datetime
 from typing import Any, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from schemas.base import BoundedId, Frozen, SafeId
+from schemas.base import AwareTime, BoundedId, Frozen, RecordId, SafeId
 from schemas.chart_review import Usage, ValidationProblem
 
 SCHEMA_VERSION = 1
@@ -134,20 +133,20 @@ class RegistrySlice(Frozen):
 class HistoryItem(Frozen):
     question: str
     answer: str
-    at: datetime | None = None
+    at: AwareTime | None = None
 
 
 class OrderedTest(Frozen):
     name: str
-    ordered_at: datetime
+    ordered_at: AwareTime
     result: str | None = None
-    resulted_at: datetime | None = None
+    resulted_at: AwareTime | None = None
 
 
 class Treatment(Frozen):
     name: str
     dose: str | None = None
-    at: datetime | None = None
+    at: AwareTime | None = None
 
 
 class Prescription(Frozen):
@@ -155,12 +154,12 @@ class Prescription(Frozen):
     dose: str | None = None
     route: str | None = None
     frequency: str | None = None
-    at: datetime | None = None
+    at: AwareTime | None = None
 
 
 class Escalation(Frozen):
     action: str
-    at: datetime | None = None
+    at: AwareTime | None = None
 
 
 class EncounterLog(Frozen):
@@ -173,8 +172,8 @@ class EncounterLog(Frozen):
     safety_netting: tuple[str, ...] = ()
     submitted_diagnosis: str | None = None
     diagnosis_correct: bool
-    started_at: datetime | None = None
-    ended_at: datetime | None = None
+    started_at: AwareTime | None = None
+    ended_at: AwareTime | None = None
 
 
 class DebriefRequest(Frozen):
@@ -183,13 +182,13 @@ class DebriefRequest(Frozen):
     schema_version: int = SCHEMA_VERSION
     request_id: SafeId
     case_id: SafeId
-    trainee_id: BoundedId | None = None
+    trainee_id: RecordId | None = None
     case_summary: CaseSummary
     #: Absent or empty: graded against the generic auto-rubric (``rubric_source: "auto"``).
     rubric: CaseRubric | None = None
     registry_slice: RegistrySlice = Field(default_factory=RegistrySlice)
     encounter_log: EncounterLog
-    requested_at: datetime | None = None
+    requested_at: AwareTime | None = None
 
 
 # ---------------------------------------------------------------- the tool payload
@@ -293,7 +292,7 @@ class CaseEvaluation(CheckedEvaluation):
 
     schema_version: int = SCHEMA_VERSION
     #: Deterministic from (request_id, prompt_version): consumers de-duplicate on it.
-    evaluation_id: BoundedId
+    evaluation_id: RecordId
     request_id: SafeId
     prompt_version: str
     provider: str
@@ -309,10 +308,10 @@ class CaseEvaluation(CheckedEvaluation):
     safety_findings: tuple[SafetyBreach, ...] = ()
     validation: tuple[ValidationProblem, ...] = ()
     latency_ms: int = 0
-    evaluated_at: datetime
+    evaluated_at: AwareTime
     #: The evaluation id of the latest evaluation of this request under another prompt
     #: version (the one this evaluation replaces); None for a request's first evaluation.
-    supersedes: str | None = None
+    supersedes: RecordId | None = None
 
 
 # ---------------------------------------------------------------- the tool schema

@@ -7,9 +7,7 @@ again and collects it instead of paying for the jobs a second time.
 
 from __future__ import annotations
 
-from datetime import datetime
-
-from schemas.base import Frozen
+from schemas.base import AwareTime, Frozen
 
 
 class ReplayBatch(Frozen):
@@ -21,4 +19,4 @@ class ReplayBatch(Frozen):
     batch_id: str
     #: one per job: the job's result id under this version
     custom_ids: tuple[str, ...]
-    submitted_at: datetime
+    submitted_at: AwareTime

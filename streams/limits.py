@@ -73,6 +73,11 @@ HANDLER_DEADLINES = 3
 #: Largest debrief request (its encounter log, the transcript, is most of it).
 MAX_DEBRIEF_REQUEST_BYTES = 256 * 1024
 
+#: Largest adjudication: a reviewer's verdict on one cell (its answers and a comment of at most
+#: 2,000 characters); a bigger one (a 1 MB ``final_answer``) is dead-lettered ``oversized``
+#: by the calibrate worker, skipped by the judge's gate reader and refused by ``produce``.
+MAX_ADJUDICATION_BYTES = 64 * 1024
+
 
 def job_problems(job: Any) -> list[str]:
     """Free-text limits over every answer of a JudgeJob-shaped object."""

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 import traceback
 from collections.abc import Iterable, Mapping
 
@@ -29,13 +30,18 @@ UNSAFE_ENV = "JUDGEFLOW_UNSAFE_DEBUG_LOG_PHI"
 #: record or request contents below it; INFO for faust/mode, whose DEBUG narrates events
 #: but whose INFO is start-up and rebalance lines only.
 FLOORS: dict[str, int] = {
-    **dict.fromkeys(("aiokafka", "kafka", "anthropic", "httpx", "httpx2", "httpcore", "hpack",
-                     "h2", "urllib3", "aiohttp", "aiohttp_cors", "yarl"), logging.WARNING),
+    **dict.fromkeys(("aiokafka", "kafka", "anthropic", "httpx", "httpx2", "httpcore",
+                     "httpcore2", "h11", "hpack", "h2", "urllib3", "aiohttp", "aiohttp_cors",
+                     "yarl"), logging.WARNING),
     **dict.fromkeys(("faust", "mode", "venusian", "croniter"), logging.INFO),
     # Group membership (joins, generations, member ids, assigned partitions): no record
     # contents at INFO, and what an operator needs when a rebalance goes wrong.
     "aiokafka.consumer.group_coordinator": logging.INFO,
 }
+#: HTTP transport packages and their renamed forks (the SDK's ``httpx2``/``httpcore2``): at
+#: DEBUG they log every request and response header. Any such family is capped at WARNING,
+#: listed above or not, so that an SDK moving to ``httpcore3`` does not open the log.
+TRANSPORT = re.compile(r"(httpx|httpcore|h11|h2|hpack)\d*")
 WITHHELD = "(message withheld: it may quote patient data; see streams.logsafety)"
 
 log = logging.getLogger(__name__)
@@ -46,7 +52,9 @@ def floor_of(name: str) -> int | None:
     unlisted."""
     found = [(len(family), floor) for family, floor in FLOORS.items()
              if name == family or name.startswith(family + ".")]
-    return max(found)[1] if found else None
+    if found:
+        return max(found)[1]
+    return logging.WARNING if TRANSPORT.fullmatch(name.split(".", 1)[0]) else None
 
 
 def scrub_exception(record: logging.LogRecord) -> None:

@@ -74,6 +74,10 @@ class Settings(BaseSettings):
     expected_agents: Annotated[tuple[str, ...], NoDecode] = ("default", "skeptical")
     #: Per-task override of the expected agents (JSON: ``{"task-a": ["x", "y", "z"]}``).
     expected_agents_by_task: dict[str, tuple[str, ...]] = Field(default_factory=dict)
+    #: The chart-review tasks judged (comma-separated task ids): the judge dead-letters a
+    #: job of any other task as ``unknown_task`` before paying for it. Empty (the
+    #: default): every task.
+    tasks: Annotated[tuple[str, ...], NoDecode] = ()
     #: A numeric confidence below this counts as low confidence.
     low_confidence_threshold: float = Field(default=0.5, ge=0, le=1)
     metrics_port: int = Field(default=0, ge=0, le=65535)
@@ -90,6 +94,13 @@ class Settings(BaseSettings):
         if isinstance(value, str) and value.upper() in LOG_LEVELS:
             return value.upper()
         raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+
+    @field_validator("tasks", mode="before")
+    @classmethod
+    def _split_tasks(cls, value: object) -> object:
+        if isinstance(value, str):
+            return tuple(t.strip() for t in value.split(",") if t.strip())
+        return value
 
     @field_validator("expected_agents", mode="before")
     @classmethod

@@ -16,15 +16,13 @@ import logging
 from collections.abc import Set
 from typing import Any, TypeVar
 
-import orjson
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from agents.calibrate.core import Calibration, Group
 from schemas.calibration import Adjudication
 from schemas.chart_review import CellOutcome, JudgeResult
-from schemas.errors import describe_record
+from streams.decode import decode_record
 from streams.errors import BadRecord
-from streams.json_depth import depth_reason, too_deep
 from streams.settings import TopicSettings
 
 log = logging.getLogger(__name__)
@@ -35,26 +33,9 @@ MAX_WAITING = 10_000
 
 
 def decode(model: type[M], value: bytes | None) -> M:
-    """Validate one record; the error names fields and error types, never values (PHI)."""
-    try:
-        orjson.loads(value or b"")
-    except orjson.JSONDecodeError:
-        depth = too_deep(value)
-        if depth is not None:
-            raise BadRecord("schema_error", f"{model.__name__} invalid: {depth_reason(depth)}"
-                            ) from None
-        raise BadRecord("invalid_json", f"not a JSON {model.__name__}") from None
-    try:
-        return model.model_validate_json(value or b"")
-    except ValidationError as exc:
-        # parsed by orjson above, yet too deep for pydantic's own JSON parser
-        depth = too_deep(value) if any(e["type"] == "json_invalid" for e in exc.errors(
-            include_input=False)) else None
-        if depth is not None:
-            raise BadRecord("schema_error", f"{model.__name__} invalid: {depth_reason(depth)}"
-                            ) from None
-        raise BadRecord("schema_error", f"{exc.error_count()} validation error(s): "
-                        + describe_record(exc, root="")) from None
+    """Validate one record (:func:`streams.decode.decode_record`): the error names fields
+    and error types, never values (PHI)."""
+    return decode_record(model, value)
 
 
 def check_adjudication(a: Adjudication, criteria: Set[str] | None, tasks: Set[str]) -> None:

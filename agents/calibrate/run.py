@@ -8,6 +8,12 @@ whose figures changed. A record's ``calibration_id`` hashes its figures, and the
 on the calibration topic are read at start, so a restart publishes nothing twice. Dead
 letters already written for an adjudication are read back too, so a restart does not
 dead-letter it again. Run one replica (two would publish the same records twice, harmless).
+
+No record stops the worker: an adjudication that breaks its contract, or on which the
+worker itself fails (``internal_error``: a bug, the record kept for a replay), is
+dead-lettered and the records after it are read on; a dead letter is counted and logged once
+the broker has acknowledged it (a batch's letters were logged and then lost when a later
+record of the batch raised).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ import logging
 import time
 from collections.abc import Set
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
@@ -38,6 +44,14 @@ from streams.worker_main import serve_until
 
 log = logging.getLogger(__name__)
 NAME = "calibrate"
+
+
+class Letter(NamedTuple):
+    """A dead letter to send and what it is counted and logged as once acknowledged."""
+
+    rec: Any
+    error_type: str
+    letter: DeadLetter
 
 
 def answer_schemas(settings: Settings) -> dict[str, AnswerSchema] | None:
@@ -83,20 +97,32 @@ class CalibrateWorker:
     def stop(self) -> None:
         self.stop_event.set()
 
-    def absorb(self, rec: Any) -> list[DeadLetter]:
-        """Feed one record; returns the dead letter to send, if any."""
+    def absorb(self, rec: Any) -> list[Letter]:
+        """Feed one record; returns the dead letter to send, if any. Never raises for a
+        record: what fails on one record is that record's dead letter (or, on the topics
+        our own workers write, a skip)."""
         if self.held is not None and rec.topic == self.s.topics.adjudications:
             self.held.append(rec)
             return []
         self.metrics.records_in.labels(NAME, rec.topic).inc()
         try:
             self.dirty |= self.feeder.feed(rec)
+            return []
         except BadRecord as exc:
-            if (rec.partition, rec.offset) in self.dead:
+            error_type, message = exc.error_type, exc.message
+        except Exception as exc:  # a bug must not stop (and, re-reading, loop) the worker
+            # type and place only: an exception's text may quote the record (PHI)
+            log.error("calibrate failed on %s[%d]@%d: %s", rec.topic, rec.partition,
+                      rec.offset, type(exc).__name__)
+            log.debug("calibrate failure traceback", exc_info=True)
+            if rec.topic != self.s.topics.adjudications:
+                self.feeder.skipped += 1
                 return []
-            note_dead_letter(self.metrics, NAME, rec, exc.error_type)
-            return [dead_letter(rec, exc.error_type, exc.message, self.s.topics.dlq(rec.topic))]
-        return []
+            error_type, message = "internal_error", type(exc).__name__
+        if (rec.partition, rec.offset) in self.dead:
+            return []
+        return [Letter(rec, error_type,
+                       dead_letter(rec, error_type, message, self.s.topics.dlq(rec.topic)))]
 
     async def publish(self) -> int:
         """Send the changed groups' records; returns how many were new."""
@@ -162,12 +188,16 @@ class CalibrateWorker:
         batch = await consumer.getmany(timeout_ms=200, max_records=1000)
         await self._send([d for rs in batch.values() for rec in rs for d in self.absorb(rec)])
 
-    async def _send(self, letters: list[DeadLetter]) -> None:
+    async def _send(self, letters: list[Letter]) -> None:
+        """Send the dead letters; each is counted and logged once acknowledged."""
         assert self.producer is not None
-        futures = [await self.producer.send(topic, key=key, value=value, headers=list(headers))
-                   for topic, key, value, headers in letters]
-        for fut in futures:
+        futures = [await self.producer.send(d.topic, key=d.key, value=d.value,
+                                            headers=list(d.headers))
+                   for _, _, d in letters]
+        for (rec, error_type, _), fut in zip(letters, futures, strict=True):
             await fut
+            self.dead.add((rec.partition, rec.offset))
+            note_dead_letter(self.metrics, NAME, rec, error_type)
 
 
 async def serve(settings: Settings, stop: asyncio.Event | None = None,

@@ -10,20 +10,18 @@ letter), so ``judgeflow replay dlq`` gets a fresh answer instead of the one that
 from __future__ import annotations
 
 import logging
+from collections.abc import Set
 from typing import Any
 
 import orjson
-from pydantic import ValidationError
 
 from agents.debrief.grader import DebriefGrader
 from agents.errors import LLMError
 from agents.providers.journal import tombstone
 from agents.transient import LLMUnavailable, is_transient
-from schemas.errors import describe_record
 from schemas.medkit import DebriefRequest
-from streams import limits
+from streams.decode import decode_record
 from streams.errors import BadRecord
-from streams.json_depth import depth_reason, too_deep
 from streams.produced import ProducedIds
 from streams.runner import Output
 from streams.series import result_headers
@@ -31,23 +29,15 @@ from streams.series import result_headers
 log = logging.getLogger(__name__)
 
 
-def parse_request(value: bytes | None) -> DebriefRequest:
-    """The request in a record value; :class:`BadRecord` (-> DLQ) when unusable."""
-    if len(value or b"") > limits.MAX_DEBRIEF_REQUEST_BYTES:
-        raise BadRecord("oversized", f"request of {len(value or b'')} bytes exceeds the limit "
-                        f"of {limits.MAX_DEBRIEF_REQUEST_BYTES} bytes")
-    try:
-        data = orjson.loads(value or b"")
-    except orjson.JSONDecodeError as exc:
-        depth = too_deep(value)
-        if depth is not None:
-            raise BadRecord("schema_error", f"DebriefRequest invalid: {depth_reason(depth)}"
-                            ) from exc
-        raise BadRecord("invalid_json", f"value is not JSON: {exc.msg}") from exc
-    try:
-        return DebriefRequest.model_validate(data)
-    except ValidationError as exc:
-        raise BadRecord("schema_error", describe_record(exc)) from None
+def parse_request(value: bytes | None, cases: Set[str] = frozenset()) -> DebriefRequest:
+    """The request in a record value; :class:`BadRecord` (-> DLQ) when unusable, and
+    ``unknown_case`` when ``cases`` (the configured catalogue, empty: any case) does not
+    list its case: checked before anything is paid."""
+    request = decode_record(DebriefRequest, value)
+    if cases and request.case_id not in cases:
+        raise BadRecord("unknown_case", "case_id is not a case of the configured catalogue "
+                        "(debrief_cases)")
+    return request
 
 
 class DebriefHandler:
@@ -56,14 +46,17 @@ class DebriefHandler:
     (:class:`streams.produced.ProducedIds`)."""
 
     def __init__(self, grader: DebriefGrader, output_topic: str,
-                 produced: ProducedIds | None = None) -> None:
+                 produced: ProducedIds | None = None, cases: Set[str] = frozenset()) -> None:
         self.grader = grader
+        #: the case catalogue (``debrief_cases``): a request for another case is
+        #: dead-lettered ``unknown_case`` before it is graded; empty: every case is graded
+        self.cases = cases
         self.output_topic = output_topic
         #: ids produced, and earlier evaluations by request and version (``supersedes``)
         self.produced = produced if produced is not None else ProducedIds()
 
     async def __call__(self, record: Any) -> list[Output]:
-        request = parse_request(record.value)
+        request = parse_request(record.value, self.cases)
         eid = self.grader.evaluation_id(request.request_id)
         async with self.produced.claim(eid) as fresh:
             if not fresh:

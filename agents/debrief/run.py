@@ -40,7 +40,8 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
         produced = await ProducedIds.from_topic(settings.kafka,
                                                 topics.case_evaluations, "evaluation_id",
                                                 "request_id")
-        handler = DebriefHandler(grader, topics.case_evaluations, produced)
+        handler = DebriefHandler(grader, topics.case_evaluations, produced,
+                                 frozenset(settings.debrief_cases))
         worker = ConcurrentWorker(settings, name="debrief", topic=topics.debrief_requests,
                                   group_id=settings.groups.debrief, handler=handler,
                                   concurrency=settings.llm.concurrency, metrics=metrics,

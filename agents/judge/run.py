@@ -12,11 +12,10 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import Sequence
+from collections.abc import Sequence, Set
 from typing import Any
 
 import orjson
-from pydantic import ValidationError
 
 from agents.context.charts import ChartStore
 from agents.errors import AgentsError
@@ -31,12 +30,11 @@ from agents.providers.settings import worker_options
 from agents.providers.startup import check_provider
 from agents.settings import Settings
 from schemas.chart_review import JudgeJob, JudgeResult
-from schemas.errors import describe_record
-from schemas.skill import load_skill
+from schemas.skill import Skill, load_skill
 from streams import limits, worker_main
+from streams.decode import decode_record
 from streams.errors import BadRecord
 from streams.journal import open_journal
-from streams.json_depth import depth_reason, too_deep
 from streams.metrics import Metrics
 from streams.produced import ProducedIds
 from streams.runner import ConcurrentWorker, Output
@@ -48,22 +46,18 @@ log = logging.getLogger(__name__)
 
 
 def decode_job(value: bytes | None) -> JudgeJob:
-    try:
-        return JudgeJob.model_validate_json(value or b"")
-    except ValidationError as exc:
-        errors = exc.errors(include_input=False)
-        # documented DLQ types only (schemas.dlq.ERROR_TYPES): unparsable JSON is
-        # invalid_json; valid JSON too deep for the parser, or not a valid job, schema_error
-        if any(e["type"] == "json_invalid" for e in errors):
-            depth = too_deep(value)
-            if depth is not None:
-                raise BadRecord("schema_error", f"JudgeJob invalid: {depth_reason(depth)}"
-                                ) from None
-            kind = "invalid_json"
-        else:
-            kind = "schema_error"
-        raise BadRecord(kind, f"JudgeJob invalid, {exc.error_count()} error(s): "
-                        + describe_record(exc)) from None
+    return decode_record(JudgeJob, value)
+
+
+def admit(job: JudgeJob, skill: Skill, tasks: Set[str]) -> None:
+    """Refuse, before anything is paid, a job no result could be right for: a task that is
+    not judged here (``tasks``, the ``tasks`` setting; empty: any) or a field that is not a
+    usable criterion of the skill (a fallback result would look like a judged cell)."""
+    if tasks and job.task_id not in tasks:
+        raise BadRecord("unknown_task", "task_id is not one of the tasks judged here "
+                        "(the tasks setting)")
+    if skill.criterion(job.field_id) is None:
+        raise BadRecord("unknown_criterion", skill.unavailable_reason(job.field_id))
 
 
 def encode_result(result: JudgeResult) -> bytes:
@@ -75,6 +69,7 @@ def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
         job = decode_job(rec.value)
         if problems := limits.job_problems(job):
             raise BadRecord("oversized", "; ".join(problems))
+        admit(job, judge.skill, frozenset(judge.settings.tasks))
         async with ledger.claim(judge.result_id(job)) as fresh:
             if not fresh:
                 log.info("job %s already judged under %s; skipped", job.job_id[:12],

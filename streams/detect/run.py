@@ -12,6 +12,7 @@ from schemas.skill import load_skill
 from streams.app import base_app
 from streams.detect.faust_edge import register_detect
 from streams.kafka_clients import join_group
+from streams.logsafety import guard_third_party_loggers
 from streams.metrics import Metrics
 from streams.settings import Settings
 from streams.topics import ensure_topics
@@ -77,6 +78,9 @@ class QuietWorker(faust.Worker):
 
     def on_setup_root_logger(self, logger: logging.Logger, level: int) -> None:
         self.spinner = None
+        # Faust replaced the root handlers that main() set up (and their PHI filter): the
+        # guard goes on the new ones, or detect's DEBUG tracebacks would quote their input.
+        guard_third_party_loggers()
         # Faust logs a failed send at WARNING with the whole message (key and value: PHI);
         # the detect Faust edge reports such a failure by type and stops the worker instead.
         logging.getLogger("faust.topics").setLevel(logging.ERROR)

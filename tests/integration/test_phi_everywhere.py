@@ -198,7 +198,11 @@ def run_all(tmp_path: Path, level: str, how: str, unsafe: bool) -> dict[str, Any
     return {"logs": {k: lines_with_mark(v) for k, v in logs.items()},
             "headers": lines_with_mark("\n".join(headers)),
             "metrics": {k: lines_with_mark(v) for k, v in metrics.items()},
-            "log_lines": {k: len(v.splitlines()) for k, v in logs.items()}}
+            "log_lines": {k: len(v.splitlines()) for k, v in logs.items()},
+            # the detector's own DEBUG lines (Faust's format names no logger): one per
+            # answer it read, so its DEBUG path is searched too, not just its INFO lines
+            "detect_debug": [line for line in logs["detect"].splitlines()
+                             if "[DEBUG] cell " in line]}
 
 
 _BOOTSTRAP: list[str] = []
@@ -226,6 +230,8 @@ def test_no_marker_in_any_log_header_or_metric(tmp_path: Path, level: str, how: 
     assert found["logs"] == {key: [] for key in WORKERS}, {
         k: v[:3] for k, v in found["logs"].items()}
     assert all(found["log_lines"].values())  # every worker did log
+    if level == "DEBUG":  # issue 25: detect's DEBUG lines ran over the marked answers
+        assert len(found["detect_debug"]) >= len(marked_answers()), found["detect_debug"]
 
 
 def test_the_unsafe_switch_lets_the_marker_through(tmp_path: Path) -> None:

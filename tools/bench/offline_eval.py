@@ -49,7 +49,9 @@ def sample_jobs(settings: Settings) -> list[tuple[JudgeJob, dict[str, Any]]]:
             continue
         norm = tuple(None if isinstance(n.canonical, Invalid) else to_json_value(n.canonical)
                      for n in d.answers)
-        job = JudgeJob(job_id=f"eval-{truth['cell']}", kind=d.job_kind, task_id=truth["task_id"],
+        # a job id is a record id (no '|'): the cell key's parts joined by '_'
+        job = JudgeJob(job_id="eval-" + truth["cell"].replace("|", "_"), kind=d.job_kind,
+                       task_id=truth["task_id"],
                        patient_id=truth["patient_id"], field_id=truth["field_id"],
                        answers=tuple(n.answer for n in d.answers), normalized=norm,
                        reasons=d.reasons, detected_at=datetime.now(UTC),

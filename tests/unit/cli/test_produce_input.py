@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from cli.main import main
+from cli.produce import prepare
+from schemas.registry import CONTRACTS
+from tests.unit.streams import probe_cases as probe
 
 ANSWERS = "chart-review.agent-answers.v1"
 DOWN = ["--bootstrap-servers", "127.0.0.1:1"]
@@ -39,3 +42,26 @@ def test_bad_lines_are_reported_before_connecting(tmp_path: Path,
     assert main([*DOWN, "produce", ANSWERS, str(f)]) == 1  # then the broker is unreachable
     err = capsys.readouterr().err
     assert err.index("line 1: rejected: not JSON") < err.index("cannot reach Kafka")
+
+
+#: What ``produce`` must refuse of the probe's records (issue 25): every contract breach the
+#: workers dead-letter (unknown tasks, criteria and cases depend on the workers' settings).
+PRODUCE_REFUSES = ("schema_error", "oversized", "invalid_json")
+
+
+@pytest.mark.parametrize(("contract", "name", "raw", "expected"), [
+    (attr, *case) for attr, cases in (("judge_jobs", probe.jobs()),
+                                      ("debrief_requests", probe.requests()),
+                                      ("adjudications", probe.adjudications()))
+    for case in cases])
+def test_produce_refuses_what_the_workers_dead_letter(contract: str, name: str, raw: bytes,
+                                                      expected: str | None) -> None:
+    assert b"\n" not in raw  # one JSON Lines line (orjson escapes control characters)
+    refused = True
+    try:
+        prepare(raw, CONTRACTS[contract])
+    except ValueError:
+        pass
+    else:
+        refused = False
+    assert refused is (expected in PRODUCE_REFUSES), name

@@ -39,6 +39,10 @@ def save(**kw: Any) -> Any:
     ([], 400, "JSON object"),
     ({"result_id": "r1", "final_answer": 1, "classification": "n_a", "x": 1}, 400, "unknown"),
     ({"final_answer": 1, "classification": "n_a"}, 400, "result_id"),
+    # issue 25: an id the adjudication contract refuses is a 400, not a failed save
+    ({"result_id": "r1\n\x1b[2K", "final_answer": 1, "classification": "n_a"}, 400,
+     "result_id"),
+    ({"result_id": "../r1", "final_answer": 1, "classification": "n_a"}, 400, "result_id"),
     ({"result_id": "r1", "classification": "n_a"}, 400, "final_answer"),
     ({"result_id": "r1", "final_answer": 1, "classification": "agent_c_error"}, 400,
      "classification"),

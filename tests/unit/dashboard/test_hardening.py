@@ -103,6 +103,42 @@ async def test_a_connection_flood_is_refused_cleanly_and_the_page_recovers(
         assert resp.status == 200
 
 
+async def test_one_client_cannot_hold_every_connection(tmp_path: Path) -> None:
+    """Issue 25: one address (a local one too) gets its share, then 503; another address
+    still gets in while the first holds its share, and the share is given back on close."""
+    srv = await start(tmp_path, Limits(max_connections=8, max_per_client=3))
+    try:
+        held = [await asyncio.open_connection("127.0.0.1", srv.port) for _ in range(3)]
+        reader, _ = await asyncio.open_connection("127.0.0.1", srv.port)
+        refused = await asyncio.wait_for(reader.read(), 5)
+        assert refused.startswith(b"HTTP/1.1 503") and b"too many connections" in refused
+        guard = srv.site.guard
+        assert guard is not None and guard.refused_client == 1
+        other = await raw_from("127.0.0.2", srv.port, b"GET /api/health HTTP/1.1\r\n"
+                               b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert other.startswith(b"HTTP/1.1 200"), other[:40]
+        for _, w in held:
+            w.close()
+        for _ in range(100):  # the server sees the closes
+            if guard.per_client.get("127.0.0.1", 0) == 0:
+                break
+            await asyncio.sleep(0.02)
+        again = await raw_from("127.0.0.1", srv.port, b"GET /api/health HTTP/1.1\r\n"
+                               b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+        assert again.startswith(b"HTTP/1.1 200"), again[:40]
+    finally:
+        await srv.runner.cleanup()
+
+
+async def raw_from(source: str, port: int, data: bytes) -> bytes:
+    reader, writer = await asyncio.open_connection("127.0.0.1", port, local_addr=(source, 0))
+    writer.write(data)
+    await writer.drain()
+    out = await asyncio.wait_for(reader.read(), 10)
+    writer.close()
+    return out
+
+
 async def test_live_pages_are_capped_with_a_clean_503(server: Server) -> None:
     async with aiohttp.ClientSession() as session:
         streams = [await session.get(server.url + "events") for _ in range(2)]

@@ -80,6 +80,21 @@ async def test_debug_log_carries_no_patient_data(fake: FakeAnthropic, skill: Ski
     assert hits(text) == []
 
 
+async def test_no_transport_line_below_warning_at_debug(fake: FakeAnthropic, skill: Skill,
+                                                        tmp_path: Path,
+                                                        debug_log: io.StringIO) -> None:
+    """Issue 25: the SDK's transport (``httpcore2``, a renamed fork, lazily imported on the
+    first request) logged every response's headers at DEBUG: not one such line passes."""
+    assert guard_third_party_loggers(env={}, handlers=[logging.getLogger().handlers[-1]])
+    await judge_once(fake, skill, tmp_path)
+    lines = debug_log.getvalue().splitlines()
+    transport = [line for line in lines if line.split(" ", 2)[1].startswith(
+        ("httpcore", "httpx", "h11", "anthropic")) and line.split(" ", 1)[0] in
+        ("DEBUG", "INFO")]
+    assert transport == [], transport[:3]
+    assert not any("response_headers" in line for line in lines)
+
+
 async def test_the_unsafe_switch_lets_request_logs_through(fake: FakeAnthropic, skill: Skill,
                                                            tmp_path: Path,
                                                            debug_log: io.StringIO) -> None:
@@ -93,6 +108,8 @@ async def test_the_unsafe_switch_lets_request_logs_through(fake: FakeAnthropic, 
 @pytest.mark.parametrize(("name", "phi"), [
     ("anthropic", True), ("anthropic._base_client", True), ("httpx", True),
     ("httpcore.http11", True), ("httpx2", True), ("agents.judge.judge", False),
+    ("httpcore2.http11", True), ("httpcore2.connection", True), ("h11", True),
+    ("httpcore3.http2", True), ("httpxyz", False),
     ("anthropicx", False), ("streams.runner", False), ("aiokafka.conn", True),
     ("aiokafka.consumer.fetcher", True),
     # group membership lines carry no record contents: kept at INFO for operators

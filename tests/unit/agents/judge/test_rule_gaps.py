@@ -7,6 +7,7 @@ from __future__ import annotations
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+import orjson
 import pytest
 
 from agents.context.assemble import gather
@@ -200,11 +201,35 @@ def test_an_adjudicated_gate_cell_outranks_the_agents(skill: Skill, adjudication
 
 def test_an_invalid_outcome_record_is_skipped(skill: Skill) -> None:
     store = GateAnswers(gated(skill))
-    assert not absorb(store, b"not json") and not absorb(store, b'{"outcome": "x"}')
-    assert absorb(store, outcome("agreement", True).model_dump_json().encode())
-    assert not absorb(store, b'{"final_answer": true}', adjudication=True)
-    assert absorb(store, adjudication(True).model_dump_json().encode(), adjudication=True)
+    assert absorb(store, b"not json") == "invalid_json"
+    assert absorb(store, b'{"outcome": "x"}') == "schema_error"
+    assert absorb(store, outcome("agreement", True).model_dump_json().encode()) is None
+    assert absorb(store, b'{"final_answer": true}', adjudication=True) == "schema_error"
+    assert absorb(store, adjudication(True).model_dump_json().encode(),
+                  adjudication=True) is None
     assert len(store) == 1
+
+
+def test_a_naive_adjudication_time_is_skipped_not_fatal(skill: Skill) -> None:
+    """Issue 25: an adjudication without a UTC offset after an aware one raised TypeError
+    in the store's comparison and killed the follower, silently; it is a schema error,
+    skipped, and the adjudications after it are stored."""
+    store = GateAnswers(gated(skill))
+    aware = adjudication(True).model_dump(mode="json")
+    assert absorb(store, orjson.dumps(aware), adjudication=True) is None
+    naive = {**aware, "adjudicated_at": "2024-05-08T10:24:00", "final_answer": False}
+    assert absorb(store, orjson.dumps(naive), adjudication=True) == "schema_error"
+    later = {**aware, "adjudicated_at": "2099-01-01T00:00:00Z", "final_answer": False}
+    assert absorb(store, orjson.dumps(later), adjudication=True) is None
+
+
+def test_a_failure_while_storing_skips_the_record(skill: Skill) -> None:
+    class Broken(GateAnswers):
+        def add(self, outcome: CellOutcome) -> bool:
+            raise TypeError("can't compare offset-naive and offset-aware datetimes")
+
+    store = Broken(gated(skill))
+    assert absorb(store, outcome("agreement", True).model_dump_json().encode()) == "TypeError"
 
 
 def test_gate_text_without_a_store_is_unknown() -> None:

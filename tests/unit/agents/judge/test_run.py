@@ -29,7 +29,8 @@ def test_a_record_that_is_not_a_judge_job_is_a_bad_record() -> None:
              (nested(300), "schema_error"),  # valid JSON beyond the parser's recursion limit
              (nested(100), "schema_error"),  # beyond MAX_JSON_DEPTH
              (template.replace(b'"HOLE"', b"NaN"), "schema_error"),
-             (b'{"job_id": "x"}', "schema_error"), (b"[1]", "schema_error")]
+             (b'{"job_id": "x"}', "schema_error"),
+             (b"[1]", "invalid_json")]  # not a JSON object: docs/contracts.md
     for raw, kind in cases:
         with pytest.raises(BadRecord) as err:
             decode_job(raw)

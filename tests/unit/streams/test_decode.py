@@ -1,0 +1,114 @@
+"""The one decoder of consumed records (streams/decode.py) and the checks before paying, as a
+table: the fault probe's records of issue 25 (tests/unit/streams/probe_cases.py) -> the
+dead-letter type, plus the decoder's own edges."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import orjson
+import pytest
+
+from agents.debrief.handler import parse_request
+from agents.debrief.sampledata import REQUESTS_FILE
+from agents.judge.run import admit, decode_job
+from schemas.calibration import Adjudication
+from schemas.chart_review import CellOutcome, JudgeJob
+from schemas.medkit import DebriefRequest
+from schemas.skill import load_skill
+from streams import limits
+from streams.decode import decode_record, has_duplicate_key, max_bytes
+from streams.errors import BadRecord
+from tests.unit.agents.judge.fixtures import TASK, write_skill
+from tests.unit.streams import probe_cases as probe
+
+CASES = frozenset(orjson.loads(line)["case_id"]
+                  for line in REQUESTS_FILE.read_bytes().splitlines())
+
+
+def verdict(check: Callable[[bytes], Any], raw: bytes) -> str | None:
+    try:
+        check(raw)
+    except BadRecord as exc:
+        return exc.error_type
+    return None
+
+
+@pytest.fixture(scope="module")
+def check_job(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bytes], Any]:
+    skill = load_skill(write_skill(tmp_path_factory.mktemp("skill")))
+    return lambda raw: admit(decode_job(raw), skill, {TASK})
+
+
+@pytest.mark.parametrize(("name", "raw", "expected"), probe.jobs(),
+                         ids=[c[0] for c in probe.jobs()])
+def test_probe_jobs(check_job: Callable[[bytes], Any], name: str, raw: bytes,
+                    expected: str | None) -> None:
+    assert verdict(check_job, raw) == expected, name
+
+
+@pytest.mark.parametrize(("name", "raw", "expected"), probe.requests(),
+                         ids=[c[0] for c in probe.requests()])
+def test_probe_debrief_requests(name: str, raw: bytes, expected: str | None) -> None:
+    assert verdict(lambda r: parse_request(r, CASES), raw) == expected, name
+
+
+@pytest.mark.parametrize(("name", "raw", "expected"), probe.adjudications(),
+                         ids=[c[0] for c in probe.adjudications()])
+def test_probe_adjudications(name: str, raw: bytes, expected: str | None) -> None:
+    assert verdict(lambda r: decode_record(Adjudication, r), raw) == expected, name
+
+
+def test_no_catalogue_and_no_tasks_accept_any_case_and_task(
+        check_job: Callable[[bytes], Any], tmp_path: Path) -> None:
+    raw = probe.dumps(probe.request(2, case_id=probe.UNKNOWN_CASE))
+    assert parse_request(raw).case_id == probe.UNKNOWN_CASE
+    skill = load_skill(write_skill(tmp_path))
+    admit(decode_job(probe.dumps(probe.other_task_job())), skill, frozenset())
+
+
+EDGES: list[tuple[type[Any], bytes | None, str | None]] = [
+    (JudgeJob, None, "invalid_json"),
+    (JudgeJob, b"", "invalid_json"),
+    (JudgeJob, b"{not json", "invalid_json"),
+    (JudgeJob, b'"a string"', "invalid_json"),
+    (JudgeJob, b'{"job_id": "x"}', "schema_error"),
+    (JudgeJob, b'{"a": Infinity}', "schema_error"),
+    (CellOutcome, b'{"outcome": "x", "outcome": "y"}', "schema_error"),
+    (CellOutcome, b'{"a": {"b": 1, "b": 1}}', "schema_error"),  # nested, same value too
+    (CellOutcome, b"[" * 40 + b"]" * 40, "invalid_json"),  # an array, however deep
+    (CellOutcome, b'{"a":' + b"[" * 40 + b"]" * 40 + b"}", "schema_error"),
+    (DebriefRequest, b" " * (limits.MAX_DEBRIEF_REQUEST_BYTES + 1), "oversized"),
+    (Adjudication, b" " * (limits.MAX_ADJUDICATION_BYTES + 1), "oversized"),
+]
+
+
+@pytest.mark.parametrize(("model", "raw", "expected"), EDGES)
+def test_decoder_edges(model: type[Any], raw: bytes | None, expected: str | None) -> None:
+    assert verdict(lambda r: decode_record(model, r), raw or b"") == expected
+
+
+def test_the_messages_quote_no_value_and_no_key() -> None:
+    secret = "zqphimark"
+    raws = [probe.duplicate_key({**probe.ADJUDICATION, secret: 1}, secret, 2),
+            probe.dumps({**probe.ADJUDICATION, "adjudicated_at": f"2024-05-08 {secret}"}),
+            probe.dumps({**probe.ADJUDICATION, "final_answer": secret * 20_000})]
+    for raw in raws:
+        with pytest.raises(BadRecord) as exc:
+            decode_record(Adjudication, raw)
+        assert secret not in exc.value.message
+
+
+def test_duplicate_keys_are_found_after_unescaping() -> None:
+    assert has_duplicate_key(b'{"a": 1, "\\u0061": 2}')
+    assert not has_duplicate_key(b'{"a": 1, "b": {"a": 2}}')
+    assert not has_duplicate_key(b'[{"a": 1}, {"a": 1}]')
+
+
+def test_the_bounds_are_the_named_constants() -> None:
+    assert max_bytes(Adjudication) == limits.MAX_ADJUDICATION_BYTES
+    assert max_bytes(DebriefRequest) == limits.MAX_DEBRIEF_REQUEST_BYTES
+    assert max_bytes(JudgeJob) == limits.MAX_INPUT_RECORD_BYTES
+    assert "MAX_ADJUDICATION_BYTES" in Path("docs/contracts.md").read_text()
