@@ -19,7 +19,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser(
         "compare", help="models and prompt versions side by side against the human "
         "adjudications",
-        description="Reads the judge results, the adjudications and the cell outcomes to "
+        description="Reads the judge results and jobs, the adjudications and the cell outcomes to "
         "their current end (commits nothing). Without versions: every criterion by model "
         "and prompt version, with Cohen's kappa of the classification hint vs the "
         "reviewers' classification, answer accuracy, fallbacks and cost per 1,000 judged "
@@ -48,7 +48,8 @@ async def gather(settings: Settings) -> Any:
     t = settings.topics
     adjudications = []  # fed last: their tasks are known once every result was read
     async for rec in read_to_end(settings.kafka,
-                                 [t.judge_results, t.adjudications, t.cell_outcomes]):
+                                 [t.judge_results, t.adjudications, t.cell_outcomes,
+                                  t.judge_jobs]):
         if rec.topic == t.adjudications:
             adjudications.append(rec)
             continue

@@ -29,7 +29,9 @@ async def test_compare_prints_the_hand_calculated_figures(bootstrap: str) -> Non
     assert (new["answer_accuracy"]["hits"], new["answer_accuracy"]["n"]) == (2, 2)
     assert old["classification_kappa"] == pytest.approx(0.4)
     assert new["classification_kappa"] == pytest.approx(1.0)
-    assert row["changed_suggestions"] == {"hits": 1, "n": 2, "rate": 0.5}
+    changed = row["changed_suggestions"]
+    assert {k: changed[k] for k in ("hits", "n", "rate")} == {"hits": 1, "n": 2, "rate": 0.5}
+    assert changed["ci95"] == pytest.approx([0.094531, 0.905469])  # Wilson, by hand
     assert (old["fallback"]["hits"], new["fallback"]["hits"]) == (1, 0)
     assert (old["cost_per_cell_usd"], new["cost_per_cell_usd"]) == (
         pytest.approx(0.02), pytest.approx(0.05))
