@@ -135,7 +135,7 @@ class Calibration:
         correct = [who_was_right(a, r) for a, r in judged
                    if a.agent_correctness is not None or a.correct_agents is not None]
         cost = sum(r.usage.cost_usd for r in results.values())
-        kappa, kappa_ci = kappa_with_ci(klass)
+        _, kappa_ci = kappa_with_ci(klass)
         ac1, ac1_ci = ac1_pairs(klass, labels)
         answers = [(fig.answer_label(a.final_answer, schema),
                     fig.answer_label(r.analysis.suggested_answer, schema)) for a, r in judged]

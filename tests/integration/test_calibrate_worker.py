@@ -7,7 +7,6 @@ adjudication republishes the group it changes."""
 from __future__ import annotations
 
 import asyncio
-
 from pathlib import Path
 from typing import Any
 
