@@ -21,24 +21,18 @@ from aiohttp import web
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
-from dashboard.progress import progress
 from dashboard.queue import MAX_ITEMS, STATES, items, queue_row
 from dashboard.rows import correctness, reviewer_ids
 from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
 from dashboard.state import STATE, State, json_response
 from dashboard.window import FILTERS, JOBS, RESULTS
+from dashboard.work_api import add_work_routes, reviewer_of
 from dashboard.writer import WriteFailed
 from schemas.calibration import Adjudication
 from schemas.chart_review import cell_key
 from schemas.reviewer_labels import classification_choices
 
 MAX_BODY = 64 * 1024
-
-
-def reviewer_of(request: web.Request) -> str | None:
-    """The requesting reviewer's pseudonym (None: no reviewer identity)."""
-    name = request.get(REVIEWER)
-    return pseudonym(request.app[STATE].reviewer_key, name) if name else None
 
 
 async def queue(request: web.Request) -> web.Response:
@@ -162,41 +156,6 @@ async def save(request: web.Request) -> web.Response:
                           "review_slot": adjudication.review_slot}, 201)
 
 
-async def claim(request: web.Request) -> web.Response:
-    """Hold a cell while reviewing it (``{"result_id": ...}``): 200 with the claim, 409 when
-    other reviewers hold every open review slot of the cell."""
-    state = request.app[STATE]
-    refusal = write_refusal(request)
-    if refusal is not None:
-        return json_response({"error": refusal}, 403)
-    reviewer = reviewer_of(request)
-    if reviewer is None:
-        return json_response({"error": "claiming needs an identified reviewer"}, 401)
-    try:
-        async with asyncio.timeout(state.limits.body_timeout):
-            body = orjson.loads(await request.read())
-    except TimeoutError:
-        return json_response({"error": "the request body was too slow"}, 408)
-    except orjson.JSONDecodeError:
-        return json_response({"error": "the body must be JSON"}, 400)
-    rid = body.get("result_id") if isinstance(body, dict) else None
-    result = state.window.get(RESULTS, rid) if isinstance(rid, str) else None
-    if result is None:
-        return json_response({"error": "no such judge result in the window"}, 404)
-    key = _cell_of(result)
-    if not state.claims.claim(key, reviewer, max(1, state.decisions.open_slots(key)),
-                              time.monotonic()):
-        return json_response({"error": "other reviewers hold this cell"}, 409)
-    return json_response({"cell": key, "reviewer": reviewer,
-                          "expires_in": state.claims.seconds})
-
-
-async def progress_view(request: web.Request) -> web.Response:
-    state = request.app[STATE]
-    return json_response(progress(state.window, state.decisions, state.claims,
-                                  time.monotonic()))
-
-
 async def _write(state: State, adjudication: Adjudication) -> None:
     if state.writer is None:
         raise WriteFailed("no writer")
@@ -209,5 +168,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/cell/{rid}", cell)
     app.router.add_get("/api/me", me)
     app.router.add_post("/api/adjudications", save)
-    app.router.add_post("/api/claim", claim)
-    app.router.add_get("/api/progress", progress_view)
+    add_work_routes(app)
