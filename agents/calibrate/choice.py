@@ -84,7 +84,7 @@ def recommend(cal: Calibration, series: Sequence[dict[str, Any]], current_model:
 def render(recs: Sequence[dict[str, Any]], min_cells: int, margin: float) -> str:
     if not recs:
         return "\nno criterion has a cheaper model judged on the same cells"
-    lines = [f"\nmoving a criterion to a cheaper model (non-inferiority on answer accuracy, "
+    lines = [f"\n\nmoving a criterion to a cheaper model (non-inferiority on answer accuracy, "
              f"margin {margin:.0%}, at least {min_cells} paired adjudicated cells):"]
     for r in recs:
         ref, cand = r["reference_accuracy"], r["candidate_accuracy"]
