@@ -172,28 +172,12 @@ class Calibration:
             return None
         r = Ratio(sum(o in AGREE for o in decided), len(decided))
         raters, cells, fleiss, pairs = fig.agents_agreement(
-            self.agent_answers(task, field), reviewer_agents(
+            fig.agent_answers(self.outcomes, self.jobs, task, field, self.schemas.get(field)),
+            reviewer_agents(
                 r for r in self.results.values() if (r.task_id, r.field_id) == (task, field)))
         return AgentAgreement(agreed=r.hits, n=r.n, rate=r.value, ci95=figure(r).ci95,
                               raters=raters, cells=cells, fleiss_kappa=fleiss,
                               pairwise=pairs)
-
-    def agent_answers(self, task: str, field: str) -> dict[str, dict[str, str]]:
-        """Cell -> agent id -> answer category: the job's answers when the cell had a job,
-        else the agents' shared answer of an agreement cell (every agent that answered)."""
-        schema = self.schemas.get(field)
-        out: dict[str, dict[str, str]] = {}
-        for cell, o in self.outcomes.items():
-            if (o.task_id, o.field_id) != (task, field):
-                continue
-            job = self.jobs.get(cell)
-            if job is not None:
-                out[cell] = {a.agent_id: fig.answer_label(v, schema)
-                             for a, v in zip(job.answers, job.normalized, strict=True)}
-            elif o.outcome in AGREE:
-                out[cell] = {a: fig.answer_label(o.agreed_answer, schema) for a in o.agents
-                             if a not in o.missing_agents}
-        return out
 
     def changed_suggestions(self, old: Group, new: Group) -> Ratio:
         """Cells judged under both versions whose suggested answer differs."""

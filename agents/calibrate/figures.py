@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from itertools import combinations
 from typing import Any
 
-from agents.calibrate.intervals import Z95, ac1_counts, ac1_pairs, fleiss_kappa, kappa_with_ci
+from agents.calibrate.intervals import Z95, ac1_pairs, fleiss_kappa, kappa_with_ci
 from agents.calibrate.intervals import wilson as wilson_ci
 from agents.calibrate.metrics import Ratio, agreement
 from schemas.calibration import (
@@ -22,7 +22,7 @@ from schemas.calibration import (
     PairAgreement,
     ReviewModes,
 )
-from schemas.chart_review import JudgeResult
+from schemas.chart_review import CellOutcome, JudgeJob, JudgeResult
 from schemas.ids import canonical_json
 from schemas.skill import AnswerSchema
 from streams.detect.normalize import Invalid, canonicalize, format_signature, to_json_value
@@ -139,5 +139,20 @@ def agents_agreement(answers: Mapping[str, Mapping[str, str]], agents: Sequence[
     return len(ids), len(complete), fleiss_kappa(table), tuple(pairs)
 
 
-__all__ = ["ac1_counts", "agents_agreement", "answer_label", "by_review_mode", "figure",
-           "human_agreement", "mode_figures", "newcombe"]
+def agent_answers(outcomes: Mapping[str, CellOutcome], jobs: Mapping[str, JudgeJob],
+                  task: str, field: str, schema: AnswerSchema | None
+                  ) -> dict[str, dict[str, str]]:
+    """Cell -> agent id -> answer category: the job's answers when the cell had a job,
+    else the agents' shared answer of an agreement cell (every agent that answered)."""
+    out: dict[str, dict[str, str]] = {}
+    for cell, o in outcomes.items():
+        if (o.task_id, o.field_id) != (task, field):
+            continue
+        job = jobs.get(cell)
+        if job is not None:
+            out[cell] = {a.agent_id: answer_label(v, schema)
+                         for a, v in zip(job.answers, job.normalized, strict=True)}
+        elif o.outcome in ("agreement", "type_drift"):
+            out[cell] = {a: answer_label(o.agreed_answer, schema) for a in o.agents
+                         if a not in o.missing_agents}
+    return out

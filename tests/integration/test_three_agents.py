@@ -91,6 +91,12 @@ def test_a_task_with_three_agents_is_decided_judged_and_calibrated(bootstrap: st
         (r["field_id"], r["analysis"]["suggested_answer"], r["correct_agents"]) for r in results]
     for record in calibrated_groups(cal):
         assert tuple(record["agents"]) == AGENTS
+        # issue 27: agreement among any number of agents, and each pair by id
+        agreement = record["agent_agreement"]
+        assert agreement["raters"] == 3, agreement
+        assert [tuple(p["agents"]) for p in agreement["pairwise"]] == [
+            (AGENTS[0], AGENTS[1]), (AGENTS[0], AGENTS[2]), (AGENTS[1], AGENTS[2])]
+        assert agreement["cells"] > 0 and -1 <= agreement["fleiss_kappa"] <= 1, agreement
 
 
 def calibrated_groups(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
