@@ -89,3 +89,16 @@ def test_an_older_adjudication_reads_as_verify_first_review() -> None:
     assert a.review_mode is None and a.review_slot is None
     cal = _cal([_with(a, adjudicated_at=sc.T0 + timedelta(hours=1))])
     assert cal.adjudications["T|c1|f"] == _with(a, adjudicated_at=sc.T0 + timedelta(hours=1))
+
+
+def test_a_new_figure_alone_changes_the_calibration_id() -> None:
+    """The id hashes every figure: a second review changes only the human baseline, and the
+    worker must still republish (its ledger is by id). So the ids of records computed
+    before issue 27 changed once (tests/data/recorded_ids.json)."""
+    before = _cal([]).record(GROUP, sc.T0)
+    second = _with(sc.adjudication("c1", "no", "n_a", None, minute=50), review_slot=2,
+                   adjudicator="rev-2")
+    after = _cal([second]).record(GROUP, sc.T0)
+    assert after.answer_accuracy == before.answer_accuracy
+    assert after.human_agreement is not None and before.human_agreement is None
+    assert after.calibration_id != before.calibration_id
