@@ -19,11 +19,14 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p = sub.add_parser(
         "compare", help="models and prompt versions side by side against the human "
         "adjudications",
-        description="Reads the judge results, the adjudications and the cell outcomes to "
+        description="Reads the judge results and jobs, the adjudications and the cell outcomes to "
         "their current end (commits nothing). Without versions: every criterion by model "
-        "and prompt version, with Cohen's kappa of the classification hint vs the "
-        "reviewers' classification, answer accuracy, fallbacks and cost per 1,000 judged "
-        "cells (the evidence for llm.criterion_models). With OLD NEW: per criterion, OLD -> "
+        "and prompt version, with Cohen's kappa and Gwet's AC1 of the classification hint vs "
+        "the reviewers' classification, answer accuracy (95% intervals), fallbacks and cost "
+        "per 1,000 judged cells, then per criterion whether a cheaper model may take it: "
+        "only when it is not worse by more than review.margin at 95% on at least "
+        "review.min_cells paired adjudicated cells (else 'not enough cells'; the evidence "
+        "for llm.criterion_models). With OLD NEW: per criterion, OLD -> "
         "NEW: adjudicated cells, accuracy, kappa, changed suggestions, fallbacks and cost "
         "per judged cell. Exit status 1 if there are no results to show.")
     p.add_argument("old", metavar="OLD_VERSION", nargs="?",
@@ -48,7 +51,8 @@ async def gather(settings: Settings) -> Any:
     t = settings.topics
     adjudications = []  # fed last: their tasks are known once every result was read
     async for rec in read_to_end(settings.kafka,
-                                 [t.judge_results, t.adjudications, t.cell_outcomes]):
+                                 [t.judge_results, t.adjudications, t.cell_outcomes,
+                                  t.judge_jobs]):
         if rec.topic == t.adjudications:
             adjudications.append(rec)
             continue
@@ -85,7 +89,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                            ExitCode.FAILURE)
     for v in missing:
         print(f"judgeflow: warning: no judge results under {v!r}", file=sys.stderr)
-    data = compare(cal, args.old, args.new, datetime.now(UTC))
+    data = compare(cal, args.old, args.new, datetime.now(UTC), settings.review.min_cells)
     if args.json:
         sys.stdout.buffer.write(orjson.dumps(data, option=orjson.OPT_INDENT_2) + b"\n")
     else:
@@ -96,7 +100,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
 def _by_model(cal: Any, args: argparse.Namespace, settings: Settings) -> int:
     from agents.calibrate.compare import by_model, render_by_model
 
-    data = by_model(cal, datetime.now(UTC), args.criterion)
+    model = getattr(getattr(settings, "llm", None), "model", None)  # the current model
+    data = by_model(cal, datetime.now(UTC), args.criterion, model,
+                    settings.review.min_cells, settings.review.margin)
     if not data["series"]:
         where = f" for criterion {args.criterion!r}" if args.criterion else ""
         print(f"judgeflow: no judge results{where} on {settings.topics.judge_results}",

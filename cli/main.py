@@ -15,6 +15,7 @@ from cli import (
     config,
     dashboard,
     demo,
+    export,
     kafka,
     llm,
     produce,
@@ -33,8 +34,8 @@ from streams.settings import LOG_LEVELS
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 #: A feature with a command of its own keeps it in its package (``agents.replay.cli``).
-COMMANDS = (demo, broker, worker, produce, tail, compare, replay_cli, schemas, bench, config,
-            skill, llm, dashboard, kafka)
+COMMANDS = (demo, broker, worker, produce, tail, compare, export, replay_cli, schemas, bench,
+            config, skill, llm, dashboard, kafka)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -112,10 +112,14 @@ def correct_agents(final: Any, agents: Sequence[str], normalized: Sequence[Any]
 
 def decide(req: SaveRequest, result: Mapping[str, Any], schema: AnswerSchema | None,
            normalized: Sequence[Any] | None, latest: Mapping[str, Any] | None,
-           adjudicator: str, now: datetime, agents: Sequence[str] = ()
+           adjudicator: str, now: datetime, agents: Sequence[str] = (),
+           review_mode: str | None = None, review_slot: int | None = None
            ) -> tuple[Adjudication, bool]:
     """The adjudication to write, and whether it is a retry of ``latest`` (write nothing).
-    ``agents``: the cell's agent ids in the job's order (who ``error_agent`` may name)."""
+    ``agents``: the cell's agent ids in the job's order (who ``error_agent`` may name).
+    ``latest``: the latest decision of the slot this one goes to (``review_slot``; a
+    second reviewer's decision supersedes only the second slot's); ``review_mode``: how the
+    reviewer saw the cell (``blind``: without the judge's answer)."""
     task, patient, field = (str(result.get(k, "")) for k in ("task_id", "patient_id",
                                                               "field_id"))
     final = check_answer(req.final_answer, schema, field)
@@ -148,4 +152,5 @@ def decide(req: SaveRequest, result: Mapping[str, Any], schema: AnswerSchema | N
         result_id=req.result_id, suggested_answer=suggested,
         decision="accepted" if canonical_json(canon_suggested) == canonical_json(final)
         else "overridden",
-        comment=req.comment, supersedes=supersedes), False
+        comment=req.comment, supersedes=supersedes,
+        review_mode=review_mode, review_slot=review_slot), False  # type: ignore[arg-type]

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from dashboard.audit import JUDGE_FIELDS, Claims
 from dashboard.decided import Decisions
 from dashboard.rows import triage_row
 from dashboard.window import FILTERS, JOBS, Window, is_live
@@ -35,30 +36,53 @@ def rank(result: Mapping[str, Any], seq: int) -> list[Any]:
     return [band(result), judged if isinstance(judged, str) else "", seq]
 
 
-def queue_row(window: Window, decisions: Decisions, cell: str, seq: int,
-              result: Mapping[str, Any]) -> dict[str, Any]:
-    job = window.get(JOBS, str(result.get("job_id", "")))
-    row = triage_row(result, job)
-    latest = decisions.latest(cell)
-    row.update({"result_id": row["id"], "cell": cell, "rank": rank(result, seq),
-                "series": "live" if is_live(result) else "replay",
-                "state": "decided" if latest else "pending",
-                "decided_by": latest.get("adjudicator") if latest else None})
+def redact(row: dict[str, Any], decisions: Decisions, cell: str,
+           reviewer: str | None) -> dict[str, Any]:
+    """The row as ``reviewer`` may see it: a blind cell's judge answer removed (not even
+    sent) until their own decision is saved; ``blind`` says it was withheld."""
+    hidden = not decisions.sees_judge(cell, reviewer)
+    if hidden:
+        row.update(dict.fromkeys(JUDGE_FIELDS))
+    row["blind"] = hidden
     return row
 
 
+def queue_row(window: Window, decisions: Decisions, cell: str, seq: int,
+              result: Mapping[str, Any], reviewer: str | None = None) -> dict[str, Any]:
+    job = window.get(JOBS, str(result.get("job_id", "")))
+    row = triage_row(result, job)
+    seen = decisions.visible(cell, reviewer)
+    done = decisions.decided(cell) or decisions.decided_by(cell, reviewer)
+    row.update({"result_id": row["id"], "cell": cell, "rank": rank(result, seq),
+                "series": "live" if is_live(result) else "replay",
+                "state": "decided" if done else "pending",
+                "decided_by": seen[0].get("adjudicator") if seen else None,
+                "review_mode": decisions.plan.mode(cell),
+                "reviews": decisions.plan.slots(cell)})
+    return redact(row, decisions, cell, reviewer)
+
+
 def items(window: Window, decisions: Decisions, filters: Mapping[str, str] | None = None,
-          state: str = "pending", limit: int = MAX_ITEMS) -> tuple[list[dict[str, Any]], int]:
-    """The first ``limit`` items in queue order, and how many match in all."""
+          state: str = "pending", limit: int = MAX_ITEMS, reviewer: str | None = None,
+          claims: Claims | None = None, now: float = 0.0
+          ) -> tuple[list[dict[str, Any]], int]:
+    """The first ``limit`` items in queue order, and how many match in all. ``pending``:
+    the cells ``reviewer`` can still review (not theirs, not held by others on every open
+    slot); ``decided``: decided by them or complete."""
     wanted = {FILTERS[k]: v for k, v in (filters or {}).items() if k in FILTERS and v}
     chosen = []
     # the live result per cell; a prompt_version filter shows that series instead
     for cell, (seq, value) in window.queue_results(wanted.get("prompt_version")).items():
-        if state != "all" and decisions.decided(cell) != (state == "decided"):
+        if state == "pending" and not (decisions.todo(cell, reviewer) and (
+                claims is None or claims.free_for(cell, reviewer, decisions.open_slots(cell),
+                                                  now))):
+            continue
+        if state == "decided" and not (decisions.decided(cell)
+                                       or decisions.decided_by(cell, reviewer)):
             continue
         if all(str(value.get(f, "")) == v for f, v in wanted.items()):
             chosen.append((rank(value, seq), cell, seq, value))
     chosen.sort(key=lambda item: item[0])
-    rows = [queue_row(window, decisions, cell, seq, value)
+    rows = [queue_row(window, decisions, cell, seq, value, reviewer)
             for _, cell, seq, value in chosen[:limit]]
     return rows, len(chosen)

@@ -1,7 +1,9 @@
 """The reviewer's API: the work queue, a cell's whole case, and saving a decision.
 
-``GET /api/queue``, ``GET /api/cell/{rid}``, ``GET /api/me``, ``POST /api/adjudications``
-(documented in docs/api.md). A save is refused as cross-site (403) before anything else is
+``GET /api/queue``, ``GET /api/cell/{rid}``, ``GET /api/me``, ``POST /api/adjudications``,
+``POST /api/claim``, ``GET /api/progress`` (documented in docs/api.md). A blind cell's judge
+answer is in no response for a reviewer before their own decision is saved
+(:mod:`dashboard.decided`). A save is refused as cross-site (403) before anything else is
 read, then without a reviewer (401); it answers 201 only after the broker acknowledged the
 adjudication, and 503 (nothing saved, the page keeps the form) when it did not.
 """
@@ -9,6 +11,7 @@ adjudication, and 503 (nothing saved, the page keeps the form) when it did not.
 from __future__ import annotations
 
 import asyncio
+import time
 from datetime import UTC, datetime
 from typing import Any
 
@@ -23,6 +26,7 @@ from dashboard.rows import correctness, reviewer_ids
 from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
 from dashboard.state import STATE, State, json_response
 from dashboard.window import FILTERS, JOBS, RESULTS
+from dashboard.work_api import add_work_routes, reviewer_of
 from dashboard.writer import WriteFailed
 from schemas.calibration import Adjudication
 from schemas.chart_review import cell_key
@@ -37,7 +41,8 @@ async def queue(request: web.Request) -> web.Response:
     if wanted not in STATES:
         return json_response({"error": f"state must be one of {', '.join(STATES)}"}, 400)
     filters = {k: v for k, v in request.query.items() if k in FILTERS}
-    rows, total = items(state.window, state.decisions, filters, wanted, MAX_ITEMS)
+    rows, total = items(state.window, state.decisions, filters, wanted, MAX_ITEMS,
+                        reviewer_of(request), state.claims, time.monotonic())
     return json_response({"items": rows, "total": total, "max_items": MAX_ITEMS,
                           "facets": state.window.facets()})
 
@@ -56,19 +61,33 @@ async def cell(request: web.Request) -> web.Response:
     analysis: dict[str, Any] = raw if isinstance(raw, dict) else {}
     job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
     key, patient = _cell_of(result), str(result.get("patient_id", ""))
-    row = queue_row(state.window, state.decisions, key, state.window.seq(RESULTS, rid), result)
+    reviewer, decisions = reviewer_of(request), state.decisions
+    row = queue_row(state.window, decisions, key, state.window.seq(RESULTS, rid), result,
+                    reviewer)
+    answers = job.get("answers") or []
+    sees = decisions.sees_judge(key, reviewer)
+    # blind: the notes the agents quoted, not the judge's pointers (they hint at its answer)
+    pointers = analysis.get("evidence_pointers") if sees else [
+        {"note_id": q.get("note_id")} for a in answers for q in a.get("quotes") or ()]
     return json_response({
         "row": row,
         "criterion": state.criterion_view(str(result.get("field_id", ""))),
-        "answers": job.get("answers") or [],
-        "reasoning": analysis.get("reasoning"),
+        "answers": answers,
+        "reasoning": analysis.get("reasoning") if sees else None,
         # reviewers by agent id: who was right, the classifications' labels
-        "agent_correctness": correctness(result, job),
+        "agent_correctness": correctness(result, job) if sees else None,
         "classifications": classification_choices(row["agents"]),
-        "evidence": evidence_excerpts(state.charts, patient, analysis.get("evidence_pointers")),
-        "notes": cited_notes(state.charts, patient, analysis.get("evidence_pointers")),
-        "validation": result.get("validation") or [],
-        "decisions": state.decisions.history(key),
+        "evidence": evidence_excerpts(state.charts, patient, pointers) if sees else [],
+        "notes": cited_notes(state.charts, patient, pointers),
+        "validation": (result.get("validation") or []) if sees else [],
+        "decisions": decisions.visible(key, reviewer),
+        "review": {"mode": decisions.plan.mode(key), "reviews": decisions.plan.slots(key),
+                   "judge_hidden": not sees,
+                   "slot": decisions.next_slot(key, reviewer) if reviewer else None,
+                   "held_by_others": not decisions.decided_by(key, reviewer)
+                   and not state.claims.free_for(key, reviewer,
+                                                 max(1, decisions.open_slots(key)),
+                                                 time.monotonic())},
         "provider": result.get("provider"), "model": result.get("model"),
         "usage": result.get("usage"), "latency_ms": result.get("latency_ms"),
     })
@@ -106,13 +125,21 @@ async def save(request: web.Request) -> web.Response:
     key = _cell_of(result)
     reviewer = pseudonym(state.reviewer_key, name)
     async with state.cell_lock(key):  # a double click waits, then finds its own save
-        latest = state.decisions.latest(key)
+        decisions = state.decisions
+        # a reviewer's correction of their own decision needs no claim
+        if not decisions.decided_by(key, reviewer) and not state.claims.free_for(
+                key, reviewer, max(1, decisions.open_slots(key)), time.monotonic()):
+            return json_response({"error": "another reviewer holds this cell; it is "
+                                  "theirs until their claim expires"}, 409)
+        slot = decisions.next_slot(key, reviewer)
+        blind = decisions.plan.blind(key) and not decisions.sees_judge(key, reviewer)
         job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
         try:
             adjudication, retry = decide(
                 req, result, state.answer_schema(str(result.get("field_id", ""))),
-                job.get("normalized"), latest, reviewer, datetime.now(UTC),
-                reviewer_ids(result, job))
+                job.get("normalized"), decisions.latest(key, slot), reviewer,
+                datetime.now(UTC), reviewer_ids(result, job),
+                review_mode="blind" if blind else "verify", review_slot=slot)
         except DecisionError as exc:
             return json_response({"error": str(exc)}, exc.status)
         if not retry:
@@ -121,9 +148,12 @@ async def save(request: web.Request) -> web.Response:
             except WriteFailed:
                 return json_response({"error": "the broker did not acknowledge the decision: "
                                       "it is not saved; try again"}, 503)
+        state.claims.release(key, reviewer)
     return json_response({"adjudication_id": adjudication.adjudication_id,
                           "supersedes": adjudication.supersedes, "adjudicator": reviewer,
-                          "decision": adjudication.decision, "retry": retry}, 201)
+                          "decision": adjudication.decision, "retry": retry,
+                          "review_mode": adjudication.review_mode,
+                          "review_slot": adjudication.review_slot}, 201)
 
 
 async def _write(state: State, adjudication: Adjudication) -> None:
@@ -138,3 +168,4 @@ def add_routes(app: web.Application) -> None:
     app.router.add_get("/api/cell/{rid}", cell)
     app.router.add_get("/api/me", me)
     app.router.add_post("/api/adjudications", save)
+    add_work_routes(app)

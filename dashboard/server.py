@@ -17,6 +17,7 @@ from typing import TextIO
 from aiohttp import web
 
 from agents.context.charts import ChartStore
+from dashboard.audit import AuditPlan
 from dashboard.feed import FeedStatus, Hub, run_feed
 from dashboard.identity import (
     KEY_ENV,
@@ -68,6 +69,10 @@ def build_state(settings: Settings, args: argparse.Namespace, access: Access) ->
                                                max_streams=args.max_streams),
                   reviewer_key=reviewer_key(os.environ.get(KEY_ENV), settings.state_dir),
                   allowed_hosts=allowed_hosts(args.host, args.allowed_host or ()))
+    review = settings.review
+    state.decisions.plan = AuditPlan(review.blind_share, review.double_share)
+    state.claims.seconds = review.claim_seconds
+    state.min_cells = review.min_cells
     state.window.decided = state.decisions.decided  # pending cells are never dropped
     state.writer = Writer(settings.kafka, settings.topics.adjudications)
     try:

@@ -12,6 +12,7 @@ import orjson
 from aiohttp import web
 
 from agents.context.charts import ChartStore
+from dashboard.audit import Claims
 from dashboard.decided import Decisions
 from dashboard.feed import FeedStatus, Hub
 from dashboard.limits import Guard, Limits
@@ -36,6 +37,10 @@ class State:
     reviewer_key: bytes = b""
     allowed_hosts: frozenset[str] = frozenset({"localhost", "127.0.0.1", "::1"})
     guard: Guard | None = None
+    #: who holds which cell while reviewing it (in memory: claims expire anyway)
+    claims: Claims = field(default_factory=Claims)
+    #: below this many adjudicated cells the calibration view says "not enough cells"
+    min_cells: int = 30
     _locks: dict[str, asyncio.Lock] = field(default_factory=dict)
 
     def answer_schema(self, field_id: str) -> AnswerSchema | None:

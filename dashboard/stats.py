@@ -66,9 +66,43 @@ def _confusion(value: Any, agents: Any) -> dict[str, Any] | None:
             "counts": counts}
 
 
-def calibration_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def _ratio(value: Any) -> dict[str, Any] | None:
+    """A ``{hits, n, rate, ci95}`` figure as the page shows it (None when absent)."""
+    if not isinstance(value, dict):
+        return None
+    return {"rate": value.get("rate"), "counts": _counts(value), "ci95": value.get("ci95")}
+
+
+def _mode(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    return {"accuracy": _ratio(value.get("answer_accuracy")),
+            "kappa": value.get("classification_kappa"), "kappa_ci95": value.get("kappa_ci95"),
+            "ac1": value.get("ac1")}
+
+
+def _modes(value: Any) -> dict[str, Any] | None:
+    """Blind and verify figures and verify minus blind (issue 27), when the record has them."""
+    if not isinstance(value, dict):
+        return None
+    diff = value.get("verify_minus_blind")
+    return {"blind": _mode(value.get("blind")), "verify": _mode(value.get("verify")),
+            "difference": diff if isinstance(diff, dict) else None}
+
+
+def _human(value: Any) -> dict[str, Any] | None:
+    if not isinstance(value, dict):
+        return None
+    return {"n": value.get("n"), "percent": _ratio(value.get("percent")),
+            "kappa": value.get("kappa"), "kappa_ci95": value.get("kappa_ci95"),
+            "ac1": value.get("ac1"), "ac1_ci95": value.get("ac1_ci95")}
+
+
+def calibration_rows(records: Iterable[Mapping[str, Any]], min_cells: int = 1
+                     ) -> list[dict[str, Any]]:
     """The columns the page shows from ``CalibrationRecord``s (whatever else they carry);
-    sorted by criterion and version."""
+    sorted by criterion and version. ``enough``: at least ``min_cells`` adjudicated cells
+    (below it the page says "not enough cells" beside the figures)."""
     rows = [{"task_id": r.get("task_id"), "field_id": r.get("field_id"),
              "prompt_version": r.get("prompt_version"),
              "judged": r.get("cells_judged"),
@@ -78,6 +112,13 @@ def calibration_rows(records: Iterable[Mapping[str, Any]]) -> list[dict[str, Any
              "confusion": _confusion(r.get("confusion"), r.get("agents")),
              "kappa": r.get("classification_kappa", r.get("kappa")),
              "fallback": _rate(r.get("fallback")),
-             "cost_usd": r.get("cost_usd")} for r in records]
+             "cost_usd": r.get("cost_usd"),
+             "accuracy_ci95": (r.get("answer_accuracy") or {}).get("ci95")
+             if isinstance(r.get("answer_accuracy"), dict) else None,
+             "kappa_ci95": r.get("kappa_ci95"), "ac1": r.get("ac1"),
+             "modes": _modes(r.get("by_review_mode")),
+             "human": _human(r.get("human_agreement")),
+             "enough": isinstance(r.get("cells_adjudicated"), int)
+             and r["cells_adjudicated"] >= min_cells} for r in records]
     return sorted(rows, key=lambda r: (str(r["task_id"]), str(r["field_id"]),
                                        str(r["prompt_version"])))

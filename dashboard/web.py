@@ -18,7 +18,8 @@ from aiohttp import web
 
 from dashboard.errors import json_errors
 from dashboard.limits import request_started
-from dashboard.review_api import add_routes
+from dashboard.queue import redact
+from dashboard.review_api import add_routes, reviewer_of
 from dashboard.rows import debrief_cards
 from dashboard.security import add_headers, host_middleware
 from dashboard.sessions import auth_middleware, csrf_cookie
@@ -57,7 +58,10 @@ async def no_icon(request: web.Request) -> web.Response:
 async def rows(request: web.Request) -> web.Response:
     state = request.app[STATE]
     filters = {k: v for k, v in request.query.items() if k in FILTERS}
-    return _json({"rows": state.window.rows(filters, limit=MAX_ROWS),
+    reviewer = reviewer_of(request)
+    shown = [redact(r, state.decisions, f"{r['task_id']}|{r['patient_id']}|{r['field_id']}",
+                    reviewer) for r in state.window.rows(filters, limit=MAX_ROWS)]
+    return _json({"rows": shown,
                   "facets": state.window.facets(), "max_rows": MAX_ROWS})
 
 
@@ -76,7 +80,9 @@ async def debriefs(request: web.Request) -> web.Response:
 async def stats(request: web.Request) -> web.Response:
     window = request.app[STATE].window
     return _json({"cost": cost_by_version(window.values(RESULTS)),
-                  "calibration": calibration_rows(window.values(CALIBRATION))})
+                  "calibration": calibration_rows(window.values(CALIBRATION),
+                                                  request.app[STATE].min_cells),
+                  "min_cells": request.app[STATE].min_cells})
 
 
 async def health(request: web.Request) -> web.Response:

@@ -34,6 +34,10 @@ Correctness = Literal["agent_a", "agent_b", "neither", "both", "n_a"]
 Decision = Literal["accepted", "overridden"]
 #: A review page decision id (``dashboard.decisions.adjudication_id``): a short record id.
 DecisionId = Annotated[str, Field(min_length=1, max_length=64), AfterValidator(check_record_id)]
+#: How the reviewer saw the cell (issue 27): ``blind`` without the judge's answer.
+ReviewMode = Literal["blind", "verify"]
+#: A 95% interval ``[low, high]`` (docs/calibration.md says how each one is computed).
+Interval = tuple[float, float]
 #: Longest reviewer comment kept on an adjudication.
 MAX_COMMENT_CHARS = 2000
 
@@ -73,6 +77,13 @@ class Adjudication(Frozen, CellKeyed):
     comment: str | None = Field(default=None, max_length=MAX_COMMENT_CHARS)
     #: The ``adjudication_id`` of the cell's earlier decision this one replaces, if any.
     supersedes: DecisionId | None = None
+    #: Added for the blind audit (issue 27): ``blind`` when the reviewer decided without
+    #: seeing the judge's suggestion, hint or confidence; absent means ``verify``.
+    review_mode: ReviewMode | None = None
+    #: Added for double review: which of a cell's two independent reviews this is (1: the
+    #: first, the one calibration takes as ground truth; 2: the second reviewer's, who
+    #: never saw the first). Absent means 1. A decision supersedes only its own slot's.
+    review_slot: Literal[1, 2] | None = None
 
     _final = field_validator("final_answer", "suggested_answer")(check_json_value)
 
@@ -93,6 +104,8 @@ class Figure(Frozen):
     hits: int = Field(ge=0)
     n: int = Field(ge=0)
     rate: float | None = None
+    #: Wilson 95% interval of ``rate`` (null when ``n`` is 0). Added in issue 27.
+    ci95: Interval | None = None
 
 
 class Confusion(Frozen):
@@ -110,6 +123,63 @@ class AgentAgreement(Frozen):
     agreed: int = Field(ge=0)
     n: int = Field(ge=0)
     rate: float | None = None
+    #: Added in issue 27 (any number of agents): the Wilson interval of ``rate``; Fleiss'
+    #: kappa over the cells every one of the ``raters`` agents answered (``cells``), by
+    #: their canonical answers; and each pair of agents by id.
+    ci95: Interval | None = None
+    raters: int | None = None
+    cells: int | None = None
+    fleiss_kappa: float | None = None
+    pairwise: tuple[PairAgreement, ...] = ()
+
+
+class PairAgreement(Frozen):
+    """Two reviewer agents, by id, over the cells both answered: same canonical answer."""
+
+    agents: tuple[str, str]
+    agreement: Figure
+    kappa: float | None = None
+    kappa_ci95: Interval | None = None
+
+
+class ModeFigures(Frozen):
+    """The judge against the reviewers on the cells adjudicated in one review mode."""
+
+    cells_adjudicated: int = Field(ge=0)
+    answer_accuracy: Figure
+    classification_agreement: Figure
+    classification_kappa: float | None = None
+    kappa_ci95: Interval | None = None
+    ac1: float | None = None
+
+
+class Difference(Frozen):
+    """``verify`` minus ``blind`` answer accuracy (the anchoring effect), with Newcombe's
+    hybrid score 95% interval for two independent proportions; null without both."""
+
+    estimate: float | None = None
+    ci95: Interval | None = None
+
+
+class ReviewModes(Frozen):
+    blind: ModeFigures
+    verify: ModeFigures
+    verify_minus_blind: Difference
+
+
+class HumanAgreement(Frozen):
+    """Reviewer against reviewer on double-reviewed cells of the criterion (any prompt
+    version): final answers (``percent``, ``kappa``, ``ac1``) and classifications."""
+
+    n: int = Field(ge=0)
+    percent: Figure
+    kappa: float | None = None
+    kappa_ci95: Interval | None = None
+    ac1: float | None = None
+    ac1_ci95: Interval | None = None
+    classification_agreement: Figure | None = None
+    classification_kappa: float | None = None
+    classification_ac1: float | None = None
 
 
 class CalibrationRecord(Frozen):
@@ -144,6 +214,17 @@ class CalibrationRecord(Frozen):
     #: (``agent_a`` = ``agents[0]``, ``agent_b`` = ``agents[1]``, then any further agents),
     #: in the order the judge jobs list them. Names, not figures: not part of the id.
     agents: tuple[str, ...] = ()
+    #: Added in issue 27 (docs/calibration.md): the interval of ``classification_kappa``,
+    #: Gwet's AC1 of the same pairs, answer-level kappa/AC1 (judge's suggested vs the
+    #: reviewer's final answer), the figures per review mode and the human baseline.
+    kappa_ci95: Interval | None = None
+    ac1: float | None = None
+    ac1_ci95: Interval | None = None
+    answer_kappa: float | None = None
+    answer_kappa_ci95: Interval | None = None
+    answer_ac1: float | None = None
+    by_review_mode: ReviewModes | None = None
+    human_agreement: HumanAgreement | None = None
 
     @property
     def key(self) -> str:
@@ -153,3 +234,6 @@ class CalibrationRecord(Frozen):
 def calibration_key(task_id: str, field_id: str, prompt_version: str) -> str:
     """The key of ``chart-review.calibration.v1``: one series per criterion and version."""
     return f"{task_id}|{field_id}|{prompt_version}"
+
+
+AgentAgreement.model_rebuild()  # it names PairAgreement, defined after it

@@ -94,7 +94,8 @@ def role_acls(role: str, settings: Settings) -> list[Acl]:
                 + _writes([t.llm_journal], "paid answers kept for reuse")
                 + [Acl("group", g.debrief, "Read", "consumer group")])
     elif role == "calibrate":  # reads whole topics without a group
-        acls = (_reads([t.judge_results, t.adjudications, t.cell_outcomes], "input")
+        acls = (_reads([t.judge_results, t.adjudications, t.cell_outcomes, t.judge_jobs],
+                       "input")
                 + _reads([t.calibration, t.dlq(t.adjudications)], "already published")
                 + _writes([t.calibration], "output")
                 + _writes([t.dlq(t.adjudications)], "dead letters"))

@@ -53,6 +53,21 @@ class GroupSettings(BaseModel):
     # (JUDGEFLOW_GROUPS__CALIBRATE is accepted with a warning, cli/env_names.DEPRECATED)
 
 
+class ReviewSettings(BaseModel):
+    """The review page's audit and the calibration decisions (issue 27; docs/calibration.md)."""
+
+    #: Share of cells reviewed blind (chosen from the cell key: the same on every restart).
+    blind_share: float = Field(default=0.10, ge=0, le=1)
+    #: Share of cells reviewed by two different reviewers (blind cells first).
+    double_share: float = Field(default=0.05, ge=0, le=1)
+    #: How long a reviewer holds a cell they opened before another may take it.
+    claim_seconds: float = Field(default=900.0, gt=0)
+    #: Below this many adjudicated cells a series says "not enough cells".
+    min_cells: int = Field(default=30, ge=1)
+    #: Non-inferiority margin on answer accuracy for moving a criterion to a cheaper model.
+    margin: float = Field(default=0.05, ge=0, le=1)
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(
         env_prefix="JUDGEFLOW_",
@@ -64,6 +79,7 @@ class Settings(BaseSettings):
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
     topics: TopicSettings = Field(default_factory=TopicSettings)
     groups: GroupSettings = Field(default_factory=GroupSettings)
+    review: ReviewSettings = Field(default_factory=ReviewSettings)
 
     skill_dir: Path = SAMPLE_DIR / "skill"
     charts_dir: Path = SAMPLE_DIR / "charts"

@@ -46,6 +46,9 @@ def test_settings(bootstrap: str, **overrides: Any) -> Settings:
         "topics": topics, "groups": groups, "settle_seconds": 3.0,
         "state_dir": Path(os.environ.get("TMPDIR", "/tmp")) / f"judgeflow-state-{tag}",
         "log_level": "INFO",
+        # no blind or double-review cells unless a test asks for them (the audit picks
+        # cells by key hash: a test's fixed keys would otherwise be blind by chance)
+        "review": {"blind_share": 0.0, "double_share": 0.0},
     }
     for key, value in overrides.items():
         if isinstance(value, dict) and isinstance(base.get(key), dict):

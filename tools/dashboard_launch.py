@@ -34,8 +34,10 @@ def start_dashboard(settings: Settings, log_path: Path, args: Sequence[str] = ()
     raise RuntimeError(f"the dashboard did not start:\n{tail}")
 
 
-#: The demo's reviewer: a name of the demo's own reviewers file (its id is a pseudonym).
+#: The demo's reviewers: names of the demo's own reviewers file (their ids are pseudonyms);
+#: the second one takes the second review of double-review cells (issue 27).
 DEMO_REVIEWER = "demo-reviewer"
+DEMO_REVIEWER_2 = "demo-reviewer-2"
 
 
 def hold_open(settings: Settings, work: Path, port: int, out: TextIO) -> None:
@@ -44,6 +46,7 @@ def hold_open(settings: Settings, work: Path, port: int, out: TextIO) -> None:
     the work directory's reviewers file); the sign-in link is printed once."""
     reviewers = work / "reviewers.txt"
     token = add_reviewer(reviewers, DEMO_REVIEWER)
+    token2 = add_reviewer(reviewers, DEMO_REVIEWER_2)
     try:
         proc, url = start_dashboard(settings, work / "dashboard.log",
                                     ["--port", str(port), "--from-beginning",
@@ -54,6 +57,9 @@ def hold_open(settings: Settings, work: Path, port: int, out: TextIO) -> None:
     print(f"\njudgeflow demo: the review page is at {url}\n"
           f"  sign in as {DEMO_REVIEWER} (this link works until Ctrl-C): "
           f"{url}auth?token={token}\n"
+          f"  a second reviewer for the double-review cells (another browser or a private "
+          f"window): {url}auth?token={token2}\n"
+          "  Some cells are blind: the judge's answer shows once your decision is saved.\n"
           "  The calibrate worker keeps running: decide a pending cell and watch "
           "#calibration move.\n"
           "  Ctrl-C stops the page, the workers and the broker.", file=out, flush=True)

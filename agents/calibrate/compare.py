@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from agents.calibrate.choice import recommend
+from agents.calibrate.choice import render as render_choice
 from agents.calibrate.core import Calibration, figure
 from agents.calibrate.metrics import Ratio
 from schemas.calibration import CalibrationRecord, Figure
@@ -54,7 +56,21 @@ def _pair(old: Any, new: Any, fmt: str = "{}") -> str:
 
 
 def _ratio(f: Figure | None) -> str | None:
-    return None if f is None or f.n == 0 else f"{f.hits}/{f.n} {f.rate:.0%}"
+    """``2/3 67% [21%, 94%]``: the count, the rate and its Wilson 95% interval."""
+    if f is None or f.n == 0:
+        return None
+    ci = f" [{f.ci95[0]:.0%}, {f.ci95[1]:.0%}]" if f.ci95 else ""
+    return f"{f.hits}/{f.n} {f.rate:.0%}{ci}"
+
+
+def _coef(x: float | None, ci: tuple[float, float] | None = None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+
+def _enough(n: int, min_cells: int) -> str:
+    return "" if n >= min_cells else " (not enough cells)"
 
 
 @dataclass
@@ -78,7 +94,8 @@ class _Totals:
                 "cost_usd": round(self.cost, 8), "cells_judged": self.judged}
 
 
-def compare(cal: Calibration, old: str, new: str, now: datetime) -> dict[str, Any]:
+def compare(cal: Calibration, old: str, new: str, now: datetime,
+            min_cells: int = 1) -> dict[str, Any]:
     """The comparison as plain JSON-ready data."""
     criteria = sorted({(t, f) for t, f, v in cal.groups() if v in (old, new)})
     rows, totals = [], {"old": _Totals(), "new": _Totals()}
@@ -93,7 +110,7 @@ def compare(cal: Calibration, old: str, new: str, now: datetime) -> dict[str, An
         changed = cal.changed_suggestions((task, field, old), (task, field, new))
         row["changed_suggestions"] = figure(changed).model_dump()
         rows.append(row)
-    return {"old": old, "new": new, "criteria": rows,
+    return {"old": old, "new": new, "criteria": rows, "min_cells": min_cells,
             "totals": {side: t.to_json() for side, t in totals.items()}}
 
 
@@ -104,9 +121,11 @@ def render(data: dict[str, Any]) -> str:
         o, n = (CalibrationRecord.model_validate(row[s]) if row[s] else None
                 for s in ("old", "new"))
         ch = Figure.model_validate(row["changed_suggestions"])
+        least = min(x.cells_adjudicated for x in (o, n) if x is not None)
         lines.append((
             f"{row['task_id']}/{row['field_id']}",
-            _pair(o and o.cells_adjudicated, n and n.cells_adjudicated),
+            _pair(o and o.cells_adjudicated, n and n.cells_adjudicated)
+            + _enough(least, data.get("min_cells", 1)),
             _pair(o and _ratio(o.answer_accuracy), n and _ratio(n.answer_accuracy)),
             _pair(o and o.classification_kappa, n and n.classification_kappa, "{:.2f}"),
             _ratio(ch) or "-",
@@ -122,12 +141,14 @@ def render(data: dict[str, Any]) -> str:
         "", "", _pair(_ratio(Figure(**to["fallback"])), _ratio(Figure(**tn["fallback"]))),
         _pair(per_cell(to), per_cell(tn), "{:.4f}")))
     title = (f"prompt version {data['old']} -> {data['new']} against the human "
-             "adjudications (accuracy and kappa over adjudicated, non-fallback cells)")
+             "adjudications (accuracy and kappa over adjudicated, non-fallback cells; "
+             "[95% Wilson interval]; 'not enough cells' below "
+             f"{data.get('min_cells', 1)} adjudicated cells)")
     return table(title, lines, HEADERS)
 
 
 BY_MODEL_HEADERS = ("criterion", "model", "prompt version", "judged", "adjudicated", "kappa",
-                    "accuracy", "fallbacks", "USD/1k cells")
+                    "AC1", "accuracy", "fallbacks", "USD/1k cells")
 
 
 def model_of(cal: Calibration, group: tuple[str, str, str]) -> str:
@@ -139,8 +160,9 @@ def model_of(cal: Calibration, group: tuple[str, str, str]) -> str:
     return max(sorted(counts), key=lambda m: counts[m]) if counts else "-"
 
 
-def by_model(cal: Calibration, now: datetime,
-             criterion: str | None = None) -> dict[str, Any]:
+def by_model(cal: Calibration, now: datetime, criterion: str | None = None,
+             current_model: str | None = None, min_cells: int = 1,
+             margin: float = 0.05) -> dict[str, Any]:
     """Every (criterion, prompt version) series side by side with its model: kappa and
     accuracy against the adjudications, cost per 1,000 judged cells — the evidence for
     moving a criterion to another model (``llm.criterion_models``)."""
@@ -155,20 +177,24 @@ def by_model(cal: Calibration, now: datetime,
         rows.append({"task_id": task, "field_id": field, "prompt_version": version,
                      "model": model_of(cal, group), "usd_per_1000_cells": per_1k,
                      "record": rec.model_dump(mode="json")})
-    return {"series": rows}
+    return {"series": rows, "min_cells": min_cells, "margin": margin,
+            "recommendations": recommend(cal, rows, current_model, min_cells, margin)}
 
 
 def render_by_model(data: dict[str, Any]) -> str:
     lines = []
+    least = data.get("min_cells", 1)
     for row in data["series"]:
         rec = CalibrationRecord.model_validate(row["record"])
-        kappa = "-" if rec.classification_kappa is None else f"{rec.classification_kappa:.2f}"
         cost = row["usd_per_1000_cells"]
         lines.append((f"{row['task_id']}/{row['field_id']}", row["model"],
-                      row["prompt_version"], rec.cells_judged, rec.cells_adjudicated, kappa,
+                      row["prompt_version"], rec.cells_judged,
+                      f"{rec.cells_adjudicated}{_enough(rec.cells_adjudicated, least)}",
+                      _coef(rec.classification_kappa, rec.kappa_ci95), _coef(rec.ac1),
                       _ratio(rec.answer_accuracy) or "-", _ratio(rec.fallback) or "-",
                       "-" if cost is None else f"{cost:.2f}"))
     title = ("every criterion by model and prompt version against the human adjudications "
-             "(kappa: classification hint vs the reviewers; accuracy and kappa over "
-             "adjudicated, non-fallback cells; cost per 1,000 judged cells)")
-    return table(title, lines, BY_MODEL_HEADERS)
+             "(kappa and AC1: classification hint vs the reviewers; accuracy and kappa over "
+             "adjudicated, non-fallback cells; [95% intervals]; cost per 1,000 judged cells)")
+    return table(title, lines, BY_MODEL_HEADERS) + render_choice(
+        data.get("recommendations", []), least, data.get("margin", 0.05))

@@ -15,6 +15,9 @@ from collections.abc import Callable, Iterable, Mapping
 from datetime import datetime
 from typing import Any, TypeVar
 
+from agents.calibrate import figures as fig
+from agents.calibrate.figures import figure
+from agents.calibrate.intervals import ac1_pairs, kappa_with_ci
 from agents.calibrate.metrics import Ratio, agreement, cohen_kappa, confusion
 from schemas.calibration import (
     AGENT_ERROR,
@@ -23,21 +26,16 @@ from schemas.calibration import (
     AgentAgreement,
     CalibrationRecord,
     Confusion,
-    Figure,
 )
-from schemas.chart_review import CellOutcome, JudgeResult
+from schemas.chart_review import CellOutcome, JudgeJob, JudgeResult
 from schemas.ids import canonical_json, derive_id
 from schemas.reviewer_labels import class_key
 from schemas.skill import AnswerSchema
 from streams.detect.normalize import canonicalize, format_signature
 
 Group = tuple[str, str, str]  # task_id, field_id, prompt_version
-_Cell = TypeVar("_Cell", Adjudication, CellOutcome)
+_Cell = TypeVar("_Cell", Adjudication, CellOutcome, JudgeJob)
 AGREE, DISAGREE = frozenset({"agreement", "type_drift"}), frozenset({"disagreement"})
-
-
-def figure(r: Ratio) -> Figure:
-    return Figure(hits=r.hits, n=r.n, rate=r.value)
 
 
 def same_answer(a: Any, b: Any, schema: AnswerSchema | None) -> bool:
@@ -67,7 +65,9 @@ class Calibration:
     def __init__(self, schemas: Mapping[str, AnswerSchema] | None = None) -> None:
         self.schemas = dict(schemas or {})
         self.results: dict[tuple[str, str], JudgeResult] = {}  # (cell key, version)
-        self.adjudications: dict[str, Adjudication] = {}
+        self.adjudications: dict[str, Adjudication] = {}  # review slot 1: ground truth
+        self.second: dict[str, Adjudication] = {}  # review slot 2: the human baseline
+        self.jobs: dict[str, JudgeJob] = {}  # the agents' answers by id, per cell
         self.outcomes: dict[str, CellOutcome] = {}
         self.versions: dict[tuple[str, str], set[str]] = {}  # (task, field) -> versions
 
@@ -82,7 +82,12 @@ class Calibration:
         return {(r.task_id, r.field_id, r.prompt_version)}
 
     def add_adjudication(self, a: Adjudication) -> set[Group]:
-        return self._keep_latest(self.adjudications, a, lambda x: x.adjudicated_at)
+        # a second reviewer's decision never replaces the first's (docs/calibration.md)
+        store = self.second if a.review_slot == 2 else self.adjudications
+        return self._keep_latest(store, a, lambda x: x.adjudicated_at)
+
+    def add_job(self, j: JudgeJob) -> set[Group]:
+        return self._keep_latest(self.jobs, j, lambda x: x.detected_at)
 
     def add_outcome(self, o: CellOutcome) -> set[Group]:
         return self._keep_latest(self.outcomes, o, lambda x: x.decided_at)
@@ -130,6 +135,13 @@ class Calibration:
         correct = [who_was_right(a, r) for a, r in judged
                    if a.agent_correctness is not None or a.correct_agents is not None]
         cost = sum(r.usage.cost_usd for r in results.values())
+        _, kappa_ci = kappa_with_ci(klass)
+        ac1, ac1_ci = ac1_pairs(klass, labels)
+        answers = [(fig.answer_label(a.final_answer, schema),
+                    fig.answer_label(r.analysis.suggested_answer, schema)) for a, r in judged]
+        answer_kappa, answer_kappa_ci = kappa_with_ci(answers)
+        second = [(self.adjudications[c], b) for c, b in sorted(self.second.items())
+                  if b.task_id == task and b.field_id == field and c in self.adjudications]
         fields: dict[str, Any] = dict(
             task_id=task, field_id=field, prompt_version=version,
             cells_judged=len(results), cells_adjudicated=len(joined),
@@ -142,7 +154,12 @@ class Calibration:
                                   len(results))),
             cost_usd=round(cost, 8),
             cost_per_cell_usd=round(cost / len(results), 8) if results else None,
-            agent_agreement=self.agent_agreement(task, field), agents=agents)
+            agent_agreement=self.agent_agreement(task, field), agents=agents,
+            kappa_ci95=kappa_ci, ac1=ac1, ac1_ci95=ac1_ci, answer_kappa=answer_kappa,
+            answer_kappa_ci95=answer_kappa_ci,
+            answer_ac1=ac1_pairs(answers, fig.answer_scale(schema))[0],
+            by_review_mode=fig.by_review_mode(judged, klass, labels, schema),
+            human_agreement=fig.human_agreement(second, schema, labels))
         digest = derive_id(canonical_json(
             CalibrationRecord.model_construct(**fields).model_dump(mode="json", exclude={
                 "calibration_id", "computed_at", "schema_version", "agents"})), length=None)
@@ -154,7 +171,13 @@ class Calibration:
         if not decided:
             return None
         r = Ratio(sum(o in AGREE for o in decided), len(decided))
-        return AgentAgreement(agreed=r.hits, n=r.n, rate=r.value)
+        raters, cells, fleiss, pairs = fig.agents_agreement(
+            fig.agent_answers(self.outcomes, self.jobs, task, field, self.schemas.get(field)),
+            reviewer_agents(
+                r for r in self.results.values() if (r.task_id, r.field_id) == (task, field)))
+        return AgentAgreement(agreed=r.hits, n=r.n, rate=r.value, ci95=figure(r).ci95,
+                              raters=raters, cells=cells, fleiss_kappa=fleiss,
+                              pairwise=pairs)
 
     def changed_suggestions(self, old: Group, new: Group) -> Ratio:
         """Cells judged under both versions whose suggested answer differs."""

@@ -1,4 +1,4 @@
-"""Decode the calibrate worker's three inputs and route them into a :class:`Calibration`.
+"""Decode the calibrate worker's four inputs and route them into a :class:`Calibration`.
 
 A malformed adjudication is a :class:`BadRecord` (it goes to the adjudications DLQ: people
 type these), and so is one naming a criterion the skill does not have (``unknown_criterion``)
@@ -20,7 +20,7 @@ from pydantic import BaseModel
 
 from agents.calibrate.core import Calibration, Group
 from schemas.calibration import Adjudication
-from schemas.chart_review import CellOutcome, JudgeResult
+from schemas.chart_review import CellOutcome, JudgeJob, JudgeResult
 from streams.decode import decode_record
 from streams.errors import BadRecord
 from streams.settings import TopicSettings
@@ -91,6 +91,8 @@ class Feeder:
             if rec.topic == t.cell_outcomes:
                 outcome = decode(CellOutcome, rec.value)
                 return self._known(outcome.task_id) | self.cal.add_outcome(outcome)
+            if rec.topic == t.judge_jobs:
+                return self.cal.add_job(decode(JudgeJob, rec.value))
         except BadRecord as exc:
             self.skipped += 1
             log.warning("calibrate: skipped %s[%d]@%d: %s", rec.topic, rec.partition,

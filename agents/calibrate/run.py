@@ -143,7 +143,8 @@ class CalibrateWorker:
 
     async def run(self) -> None:
         k, t = self.s.kafka, self.s.topics
-        inputs = [t.judge_results, t.adjudications, t.cell_outcomes]
+        # the jobs carry each agent's answer: agreement among any number of agents
+        inputs = [t.judge_results, t.adjudications, t.cell_outcomes, t.judge_jobs]
         await self.published.load(k, t.calibration, "calibration_id")
         self.dead = await dead_lettered(self.s)
         self.producer = kafka_clients.producer(k, acks="all", enable_idempotence=True)

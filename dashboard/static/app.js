@@ -95,7 +95,8 @@ function rowNode(row) {
   answers.textContent = (row.answers || []).map((a) => a.agent_id + ": " + show(a.answer)).join(" · ");
   answers.title = answers.textContent;
   tr.appendChild(answers);
-  tr.appendChild(el("td", show(row.suggested_answer), "suggestion"));
+  // a blind cell's suggestion is not sent to this page before the reviewer's own decision
+  tr.appendChild(row.blind ? el("td", "blind", "suggestion muted") : el("td", show(row.suggested_answer), "suggestion"));
   const judged = el("td", when(row.judged_at).slice(5));  // "12-01 14:03": the year is in the title
   judged.title = row.judged_at || "";
   tr.appendChild(judged);
@@ -227,7 +228,9 @@ function answerInput(c, suggestion) {
     if (s.allows_no_info && !values.includes("no_info")) values.push("no_info");
     for (const v of values) { const o = el("option", show(v)); o.value = JSON.stringify(v); input.appendChild(o); }
     const want = JSON.stringify(suggestion);
-    if ([...input.options].some((o) => o.value === want)) input.value = want;
+    if (suggestion === undefined) {  // blind: nothing preset, the reviewer must choose
+      const none = el("option", "— choose —"); none.value = ""; none.disabled = true; input.prepend(none); input.value = "";
+    } else if ([...input.options].some((o) => o.value === want)) input.value = want;
   } else if (s.type === "list" && s.enum) {
     input = el("div", null, "checks");
     const chosen = Array.isArray(suggestion) ? suggestion.map(String) : [];
@@ -247,7 +250,7 @@ function answerInput(c, suggestion) {
 
 function finalAnswer() {
   const input = document.getElementById("final-answer");
-  if (input.tagName === "SELECT") return JSON.parse(input.value);
+  if (input.tagName === "SELECT") return input.value === "" ? null : JSON.parse(input.value);
   if (input.tagName === "DIV") return [...input.querySelectorAll("input:checked")].map((b) => JSON.parse(b.value));
   return input.value;  // the server checks it with detect's normaliser
 }
@@ -256,7 +259,7 @@ function classificationInput(choices, hint, agent) {  // preset: the judge's hin
   const box = document.getElementById("classification");
   box.replaceChildren(el("legend", "classification"));
   const found = choiceOf(hint, agent);
-  const preset = found ? found.key : "n_a";
+  const preset = hint === undefined ? null : found ? found.key : "n_a";  // blind: no preset
   for (const c of choices) {
     const label = el("label"); const radio = el("input"); radio.type = "radio"; radio.name = "classification"; radio.value = c.key;
     radio.checked = c.key === preset;
@@ -274,6 +277,8 @@ function priorNode(decisions) {
       (d.comment ? " · “" + d.comment + "”" : ""), "prior"));
   }
   if (decisions.length) box.appendChild(el("p", "Saving again supersedes the latest decision.", "muted"));
+  const review = current && current.review;
+  if (review && review.reviews === 2) box.appendChild(el("p", "Double review: another reviewer decides this cell independently; neither sees the other's decision until both are saved.", "muted"));
 }
 
 function agentsNode(answers) {
@@ -307,12 +312,17 @@ async function openCell(id, tr) {
   body.appendChild(el("h3", "Agents"));
   body.appendChild(agentsNode(data.answers));
   body.appendChild(el("h3", "Judge"));
-  body.appendChild(el("p", "suggests " + show(row.suggested_answer) + " · status " + row.status + " · " + row.kind +
-    " · hint " + classLabel(row.classification_hint, row.error_agent) + " · confidence " + show(row.confidence) +
-    " · judged " + show(row.judged_at), "judge-line"));
-  body.appendChild(el("p", data.reasoning, "reasoning"));
-  for (const ev of data.evidence) body.appendChild(excerptNode(ev));
-  if (!data.evidence.length) body.appendChild(el("p", "no evidence pointers", "muted"));
+  const hidden = data.review && data.review.judge_hidden;
+  if (hidden) {
+    body.appendChild(el("p", "Blind review: decide from the chart and the agents' answers; the judge's answer is shown once your decision is saved.", "blind-note"));
+  } else {
+    body.appendChild(el("p", "suggests " + show(row.suggested_answer) + " · status " + row.status + " · " + row.kind +
+      " · hint " + classLabel(row.classification_hint, row.error_agent) + " · confidence " + show(row.confidence) +
+      " · judged " + show(row.judged_at), "judge-line"));
+    body.appendChild(el("p", data.reasoning, "reasoning"));
+    for (const ev of data.evidence) body.appendChild(excerptNode(ev));
+    if (!data.evidence.length) body.appendChild(el("p", "no evidence pointers", "muted"));
+  }
   for (const note of data.notes) body.appendChild(noteNode(note));
   if (data.validation.length) {
     const list = el("ul", null, "problems");
@@ -320,15 +330,28 @@ async function openCell(id, tr) {
     body.appendChild(list);
   }
   body.appendChild(el("p", show(data.provider) + " / " + show(data.model) + " · " + show(data.latency_ms) + " ms · USD " + show(data.usage && data.usage.cost_usd), "muted"));
-  answerInput(data.criterion, row.suggested_answer);
-  classificationInput(data.classifications, row.classification_hint, row.error_agent);
+  answerInput(data.criterion, hidden ? undefined : row.suggested_answer);
+  classificationInput(data.classifications, hidden ? undefined : row.classification_hint, row.error_agent);
   document.querySelector("#decide textarea").value = "";
   priorNode(data.decisions);
   setStatus("", "");
   document.getElementById("save").disabled = !me.reviewer;
-  document.getElementById("accept").disabled = !me.reviewer;
+  document.getElementById("accept").disabled = !me.reviewer || hidden;
   if (!me.reviewer) setStatus("read-only: no reviewer identity", "error");
   document.getElementById("detail").hidden = false;
+  if (me.reviewer && row.state === "pending") claim(id).catch(console.error);
+}
+
+async function claim(id) {  // hold the cell while this reviewer works it (it expires)
+  const res = await fetch("/api/claim", {
+    method: "POST", credentials: "same-origin", cache: "no-store",
+    headers: {"Content-Type": "application/json", "X-CSRF-Token": cookie("judgeflow_csrf")},
+    body: JSON.stringify({result_id: id})});
+  if (res.status === 409 && selected === id) {
+    setStatus("another reviewer holds this cell", "error");
+    document.getElementById("save").disabled = true;
+    document.getElementById("accept").disabled = true;
+  }
 }
 
 function setStatus(text, cls) {
@@ -340,6 +363,7 @@ function setStatus(text, cls) {
 let saving = false;
 async function save(accept) {
   if (!current || saving) return;
+  if (accept && current.review && current.review.judge_hidden) return;  // nothing to accept
   const form = document.getElementById("decide");
   const key = form.elements.classification.value || "n_a";
   const choice = current.classifications.find((c) => c.key === key) || {value: "n_a"};
@@ -360,6 +384,12 @@ async function save(accept) {
       // back to the queue's keys (j, k, a, o) after a save typed into the form
       if (form.contains(document.activeElement)) document.activeElement.blur();
       document.getElementById("save-status").dataset.id = data.adjudication_id;
+      if (current.review && current.review.judge_hidden) {  // reveal the judge's answer now
+        const id = current.row.id;
+        await openCell(id, document.querySelector("#queue tbody tr.selected"));
+        setStatus("saved (blind); the judge's answer is now shown", "saved");
+        document.getElementById("save-status").dataset.id = data.adjudication_id;
+      }
     } else {
       setStatus("not saved: " + (data.error || res.status), "error");  // the form keeps its input
     }
@@ -411,15 +441,70 @@ function confusionNode(conf) {  // one line per non-empty cell: reviewer's class
   return td;
 }
 
+function ci(pair, asPct) {  // " [low, high]" of a 95% interval
+  if (!Array.isArray(pair)) return "";
+  const f = (x) => asPct ? (100 * x).toFixed(0) + "%" : x.toFixed(2);
+  return " [" + f(pair[0]) + ", " + f(pair[1]) + "]";
+}
+
+function ratioText(fig) {  // "75.0% (3/4) [30%, 95%]"
+  if (!fig || fig.rate === null || fig.rate === undefined) return "—";
+  return pct(fig.rate) + (fig.counts ? " (" + fig.counts + ")" : "") + ci(fig.ci95, true);
+}
+
+function coef(x, interval) { return typeof x === "number" ? x.toFixed(2) + ci(interval, false) : "—"; }
+
+function modesNode(m) {
+  const td = el("td", null, "modes");
+  if (!m) { td.textContent = "no blind cells"; return td; }
+  td.appendChild(el("div", "blind: " + ratioText(m.blind && m.blind.accuracy)));
+  td.appendChild(el("div", "verify: " + ratioText(m.verify && m.verify.accuracy)));
+  const d = m.difference;
+  if (d && typeof d.estimate === "number") td.appendChild(el("div", "verify − blind: " + (100 * d.estimate).toFixed(0) + " pts" + (Array.isArray(d.ci95) ? " [" + (100 * d.ci95[0]).toFixed(0) + " to " + (100 * d.ci95[1]).toFixed(0) + "]" : "")));
+  return td;
+}
+
+function humanNode(h) {
+  const td = el("td", null, "human");
+  if (!h) { td.textContent = "no double-reviewed cells"; return td; }
+  td.appendChild(el("div", "agree " + ratioText(h.percent)));
+  td.appendChild(el("div", "κ " + coef(h.kappa, h.kappa_ci95) + " · AC1 " + coef(h.ac1, h.ac1_ci95) + " · n " + show(h.n)));
+  return td;
+}
+
+async function loadProgress() {
+  const data = await getJSON("/api/progress");
+  const crit = document.querySelector("#progress-criteria tbody");
+  crit.replaceChildren(...data.criteria.map((r) => {
+    const tr = el("tr");
+    for (const k of ["field_id", "cells", "done", "blind", "double", "double_done"]) tr.appendChild(el("td", show(r[k])));
+    return tr;
+  }));
+  const who = document.querySelector("#progress-reviewers tbody");
+  who.replaceChildren(...data.reviewers.map((r) => {
+    const tr = el("tr");
+    for (const k of ["reviewer", "decided", "holding"]) tr.appendChild(el("td", show(r[k])));
+    return tr;
+  }));
+}
+
 async function loadStats() {
   const data = await getJSON("/api/stats");
+  loadProgress().catch(console.error);
   const cal = document.querySelector("#calibration tbody");
   cal.replaceChildren(...data.calibration.map((r) => {
     const tr = el("tr");
-    for (const k of ["task_id", "field_id", "prompt_version", "judged", "n"]) tr.appendChild(el("td", show(r[k])));
+    if (!r.enough) tr.classList.add("few");
+    for (const k of ["task_id", "field_id", "prompt_version", "judged"]) tr.appendChild(el("td", show(r[k])));
+    const n = el("td", show(r.n));
+    if (!r.enough) n.appendChild(el("div", "not enough cells (< " + data.min_cells + ")", "warn"));
+    tr.appendChild(n);
     const acc = typeof r.accuracy === "number" ? pct(r.accuracy) : show(r.accuracy);
-    tr.appendChild(el("td", r.accuracy_counts ? acc + " (" + r.accuracy_counts + ")" : acc));
-    tr.appendChild(el("td", typeof r.kappa === "number" ? r.kappa.toFixed(2) : show(r.kappa)));
+    tr.appendChild(el("td", (r.accuracy_counts ? acc + " (" + r.accuracy_counts + ")" : acc) + ci(r.accuracy_ci95, true)));
+    tr.appendChild(el("td", typeof r.kappa === "number" ? r.kappa.toFixed(2) + ci(r.kappa_ci95, false) : show(r.kappa)));
+    tr.appendChild(el("td", coef(r.ac1)));
+    tr.appendChild(modesNode(r.modes));
+    tr.appendChild(humanNode(r.human));
     tr.appendChild(el("td", typeof r.fallback === "number" ? pct(r.fallback) : show(r.fallback)));
     tr.appendChild(el("td", typeof r.cost_usd === "number" ? r.cost_usd.toFixed(4) : show(r.cost_usd)));
     tr.appendChild(confusionNode(r.confusion));
@@ -470,8 +555,9 @@ function connect() {
   source.addEventListener("result", (e) => { upsertRow(JSON.parse(e.data)); later("stats", loadStats); });
   source.addEventListener("decided", (e) => {
     const d = JSON.parse(e.data);
-    if (stateFilter() === "pending") { removeCell(d.cell); updateCount(); }
-    else later("queue", loadQueue, 300);
+    // a double-review cell stays to do for a second reviewer: the server decides
+    if (stateFilter() === "pending" && d.adjudicator === me.reviewer) { removeCell(d.cell); updateCount(); }
+    later("queue", loadQueue, 300);
     if (current && current.row.cell === d.cell) {
       getJSON("/api/cell/" + encodeURIComponent(current.row.id)).then((data) => {
         current.decisions = data.decisions; priorNode(data.decisions);

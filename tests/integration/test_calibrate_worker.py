@@ -6,6 +6,7 @@ adjudication republishes the group it changes."""
 
 from __future__ import annotations
 
+import asyncio
 from pathlib import Path
 from typing import Any
 
@@ -61,13 +62,19 @@ async def test_worker_publishes_the_hand_calculated_figures(bootstrap: str,
     v1, v2 = latest(first)["v1"], latest(first)["v2"]
     assert len(first) == 2  # one record per group, nothing republished while unchanged
     assert (v1["cells_judged"], v1["cells_adjudicated"]) == (5, 4)
-    assert v1["answer_accuracy"] == {"hits": 2, "n": 3, "rate": pytest.approx(2 / 3)}
+    # Wilson intervals: statsmodels' proportion_confint(method="wilson") gives these
+    assert v1["answer_accuracy"] == {"hits": 2, "n": 3, "rate": pytest.approx(2 / 3),
+                                     "ci95": pytest.approx([0.207660, 0.938508], abs=1e-6)}
     assert v1["classification_kappa"] == pytest.approx(0.4)
     assert v1["agent_correctness_agreement"]["hits"] == 2
     assert v1["confusion"]["counts"][:2] == [[1, 0, 0, 0, 0], [1, 1, 0, 0, 0]]
-    assert v1["fallback"] == {"hits": 1, "n": 5, "rate": pytest.approx(0.2)}
+    assert v1["fallback"] == {"hits": 1, "n": 5, "rate": pytest.approx(0.2),
+                              "ci95": pytest.approx([0.036224, 0.624465], abs=1e-6)}
     assert v1["cost_per_cell_usd"] == pytest.approx(0.02)
-    assert v1["agent_agreement"] == {"agreed": 4, "n": 6, "rate": pytest.approx(4 / 6)}
+    agents = v1["agent_agreement"]
+    assert {k: agents[k] for k in ("agreed", "n", "rate", "ci95")} == {
+        "agreed": 4, "n": 6, "rate": pytest.approx(4 / 6),
+        "ci95": pytest.approx([0.299993, 0.903229], abs=1e-6)}
     assert v2["classification_kappa"] == pytest.approx(1.0)
     assert [r.key for r in first] and all(r.key.decode().startswith("T|f|v") for r in first)
     letters = await collect(bootstrap, dlq, until=2, timeout=10, quiet=0.5)
@@ -77,7 +84,11 @@ async def test_worker_publishes_the_hand_calculated_figures(bootstrap: str,
     # restart: same figures, same ids -> nothing new; the bad adjudication is not re-sent
     more = sc.adjudication("c2", "no", "agent_b_error", "agent_a", minute=40)
     with worker("calibrate", settings, tmp_path, tag="-2") as proc:
-        await collect(bootstrap, topic, timeout=4, quiet=0)  # give it time to catch up
+        # wait for the catch-up line (it now reads four topics: the jobs too)
+        deadline = asyncio.get_running_loop().time() + 30
+        while "caught up" not in proc.log_text() and (
+                asyncio.get_running_loop().time() < deadline):
+            await asyncio.sleep(0.1)
         assert "published 0" in proc.log_text(), proc.log_text()[-2000:]
         await produce(bootstrap, settings.topics.adjudications, _keyed([more]))
         after = await collect(bootstrap, topic, until=3, timeout=30, quiet=1.5)

@@ -29,7 +29,9 @@ async def test_compare_prints_the_hand_calculated_figures(bootstrap: str) -> Non
     assert (new["answer_accuracy"]["hits"], new["answer_accuracy"]["n"]) == (2, 2)
     assert old["classification_kappa"] == pytest.approx(0.4)
     assert new["classification_kappa"] == pytest.approx(1.0)
-    assert row["changed_suggestions"] == {"hits": 1, "n": 2, "rate": 0.5}
+    changed = row["changed_suggestions"]
+    assert {k: changed[k] for k in ("hits", "n", "rate")} == {"hits": 1, "n": 2, "rate": 0.5}
+    assert changed["ci95"] == pytest.approx([0.094531, 0.905469])  # Wilson, by hand
     assert (old["fallback"]["hits"], new["fallback"]["hits"]) == (1, 0)
     assert (old["cost_per_cell_usd"], new["cost_per_cell_usd"]) == (
         pytest.approx(0.02), pytest.approx(0.05))
@@ -39,14 +41,17 @@ async def test_compare_prints_the_hand_calculated_figures(bootstrap: str) -> Non
     text = run_cli(s, "compare", "v1", "v2")
     assert text.returncode == 0, text.stderr
     line = next(ln for ln in text.stdout.splitlines() if ln.strip().startswith("T/f"))
-    for cell in ("4 -> 2", "2/3 67% -> 2/2 100%", "0.40 -> 1.00", "1/2 50%",
-                 "1/5 20% -> 0/2 0%", "0.0200 -> 0.0500"):
+    # with Wilson intervals (statsmodels' proportion_confint, method="wilson") and the
+    # minimum n (30 by default: 2 adjudicated cells are not enough)
+    for cell in ("4 -> 2 (not enough cells)", "2/3 67% [21%, 94%] -> 2/2 100% [34%, 100%]",
+                 "0.40 -> 1.00", "1/2 50% [9%, 91%]", "1/5 20% [4%, 62%] -> 0/2 0% [0%, 66%]",
+                 "0.0200 -> 0.0500"):
         assert cell in line, line
 
     every = run_cli(s, "compare")  # no versions: every series with its model
     assert every.returncode == 0, every.stderr
     v1 = next(ln for ln in every.stdout.splitlines() if " v1 " in ln)
-    for cell in ("T/f", " m ", "0.40", "2/3 67%", "20.00"):
+    for cell in ("T/f", " m ", "0.40", "2/3 67%", "20.00", "4 (not enough cells)"):
         assert cell in v1, v1
     assert run_cli(s, "compare", "--criterion", "nope").returncode == 1
     assert run_cli(s, "compare", "v1").returncode == 2

@@ -193,8 +193,11 @@ async def test_calibration_table_shows_the_newest_record_per_criterion_and_versi
     await pg.wait_for_selector("#calibration tbody tr td:text('87.5%')")
     await expect(pg.locator("#calibration tbody tr")).to_have_count(1)
     cells = await pg.eval_on_selector_all("#calibration tbody td", "c => c.map(x => x.textContent)")
-    assert cells == ["t2d", "hba1c_above_goal", "judge-v1", "10", "8", "87.5% (7/8)", "0.61",
-                     "10.0%", "0.0200", "—"]
+    # a record without the issue-27 fields: no intervals, no AC1, no blind split or
+    # human baseline; 8 cells are below the minimum n, and the row says so
+    assert cells == ["t2d", "hba1c_above_goal", "judge-v1", "10",
+                     "8not enough cells (< 30)", "87.5% (7/8)", "0.61", "—",
+                     "no blind cells", "no double-reviewed cells", "10.0%", "0.0200", "—"]
     assert await pg.is_hidden("#view-queue") and await pg.is_hidden("#view-debriefs")
     assert await pg.is_hidden("#calibration-empty")
 

@@ -61,6 +61,7 @@ def test_demo_dashboard_keeps_the_page_until_ctrl_c(tmp_path: Path) -> None:
             time.sleep(0.2)  # the page reads the topics from their beginning
         assert len(rows) == int(judged.group(1))
         assert proc.poll() is None  # still serving after the summary
+        audit_shown(text, url, browser)
         reviewer_loop(url, browser, jar)
         proc.send_signal(signal.SIGINT)
         assert proc.wait(timeout=60) == 0
@@ -84,6 +85,24 @@ def signed_in(text: str) -> tuple[urllib.request.OpenerDirector, http.cookiejar.
     browser = urllib.request.build_opener(urllib.request.HTTPCookieProcessor(jar))
     browser.open(link.group(1), timeout=10).close()
     return browser, jar
+
+
+def audit_shown(text: str, url: str, browser: urllib.request.OpenerDirector) -> None:
+    """Issue 27: the summary has the blind/verify split and the human baseline with
+    intervals, the page has blind and double-reviewed cells, and a second reviewer link."""
+    assert "Blind audit and the human baseline" in text
+    pooled = re.search(r"all criteria, pooled: judge vs reviewer on blind cells (\d+)/(\d+) "
+                       r"\d+% \[\d+%, \d+%\], on verify cells \d+/\d+ .*; reviewer vs "
+                       r"reviewer (\d+)/(\d+) \d+% \[", text)
+    assert pooled is not None, text[-3000:]
+    assert int(pooled.group(2)) > 0 and int(pooled.group(4)) > 0
+    assert re.search(r"a second reviewer .*: http://\S+/auth\?token=\S+", text)
+    with browser.open(url + "api/progress", timeout=10) as resp:
+        progress = json.load(resp)
+    assert sum(c["blind"] for c in progress["criteria"]) > 0
+    assert sum(c["double_done"] for c in progress["criteria"]) > 0
+    assert {"synthetic-reviewer-1", "synthetic-reviewer-2"} <= {
+        r["reviewer"] for r in progress["reviewers"]}
 
 
 def reviewer_loop(url: str, browser: urllib.request.OpenerDirector,

@@ -205,7 +205,8 @@ async def test_a_decision_is_one_event_leaves_every_queue_and_moves_calibration(
     await alice.goto(url + "#calibration")
     row = alice.locator("#calibration tbody tr")
     await expect(row).to_have_count(1)
-    await expect(row.locator("td").nth(5)).to_have_text("0.0% (0/1)")
+    # with the Wilson 95% interval (statsmodels' proportion_confint(0, 1, "wilson"))
+    await expect(row.locator("td").nth(5)).to_have_text("0.0% (0/1) [0%, 79%]")
     # reviewer's class -> judge's hint, both named by agent id
     await expect(row.locator("td.confusion")).to_have_text(
         "error of default → error of skeptical: 1")
@@ -226,7 +227,8 @@ async def test_a_decision_is_one_event_leaves_every_queue_and_moves_calibration(
     second = Adjudication.model_validate(both[1])
     assert second.supersedes == adj.adjudication_id and second.decision == "accepted"
     assert second.adjudicator == pseudonym(key, "bob") != adj.adjudicator
-    await expect(row.locator("td").nth(5)).to_have_text("100.0% (1/1)")  # live, no reload
+    await expect(row.locator("td").nth(5)).to_have_text(
+        "100.0% (1/1) [21%, 100%]")  # live, no reload
     await expect(row.locator("td.confusion")).to_have_text(
         "error of skeptical → error of skeptical: 1")
     assert "agent_" not in str(await alice.text_content("#view-calibration"))

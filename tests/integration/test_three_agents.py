@@ -65,8 +65,9 @@ def test_a_task_with_three_agents_is_decided_judged_and_calibrated(bootstrap: st
                                              timeout=90, quiet=1.0)))
         assert jobs and len(results) == len(jobs), judge.log_text()[-2000:]
 
-        def calibrated(records: list[Any]) -> bool:
-            return any(r["cells_adjudicated"] for r in values(records))
+        def calibrated(records: list[Any]) -> bool:  # and the agents' agreement is in
+            return any(r["cells_adjudicated"] and (r["agent_agreement"] or {}).get("cells")
+                       for r in values(records))
 
         cal = values(asyncio.run(collect(bootstrap, t.calibration, done=calibrated,
                                          timeout=90, quiet=1.0)))
@@ -91,6 +92,15 @@ def test_a_task_with_three_agents_is_decided_judged_and_calibrated(bootstrap: st
         (r["field_id"], r["analysis"]["suggested_answer"], r["correct_agents"]) for r in results]
     for record in calibrated_groups(cal):
         assert tuple(record["agents"]) == AGENTS
+    # issue 27: agreement among any number of agents, and each pair by id
+    agreed = [r for r in calibrated_groups(cal) if (r["agent_agreement"] or {}).get("cells")]
+    assert agreed, cal
+    for record in agreed:
+        agreement = record["agent_agreement"]
+        assert agreement["raters"] == 3, agreement
+        assert [tuple(p["agents"]) for p in agreement["pairwise"]] == [
+            (AGENTS[0], AGENTS[1]), (AGENTS[0], AGENTS[2]), (AGENTS[1], AGENTS[2])]
+        assert agreement["fleiss_kappa"] is None or -1 <= agreement["fleiss_kappa"] <= 1
 
 
 def calibrated_groups(records: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -22,8 +22,59 @@ def progress_line(seen: Seen, expect: Expect, final: bool) -> str:
             f"dead letters {sum(seen.dead.values())}")
 
 
-def _rate(f: dict[str, Any]) -> str:
-    return f"{f['hits']}/{f['n']}" + (f" {f['rate']:.0%}" if f["n"] else "")
+def _rate(f: dict[str, Any] | None) -> str:
+    """``3/4 75% [30%, 95%]``: the count, the rate and its 95% interval (when it has one)."""
+    if not f:
+        return "-"
+    ci = f.get("ci95")
+    return (f"{f['hits']}/{f['n']}" + (f" {f['rate']:.0%}" if f["n"] else "")
+            + (f" [{ci[0]:.0%}, {ci[1]:.0%}]" if ci else ""))
+
+
+def _coef(x: float | None, ci: list[float] | None = None) -> str:
+    if x is None:
+        return "-"
+    return f"{x:.2f}" + (f" [{ci[0]:.2f}, {ci[1]:.2f}]" if ci else "")
+
+
+def _mode(c: dict[str, Any], mode: str) -> str:
+    modes = c.get("by_review_mode") or {}
+    return _rate((modes.get(mode) or {}).get("answer_accuracy")) if modes else "-"
+
+
+def _diff(c: dict[str, Any]) -> str:
+    d = (c.get("by_review_mode") or {}).get("verify_minus_blind") or {}
+    if d.get("estimate") is None:
+        return "-"
+    ci = d.get("ci95")
+    return f"{d['estimate']:+.0%}" + (f" [{ci[0]:+.0%}, {ci[1]:+.0%}]" if ci else "")
+
+
+def pooled(cal: list[dict[str, Any]]) -> dict[str, Any]:
+    """Answer agreement pooled over criteria (counts add; kappa and AC1 do not pool across
+    criteria with different label sets): judge vs reviewer on blind and on verify cells, and
+    reviewer vs reviewer, each with its Wilson interval; verify minus blind (Newcombe).
+    The human baseline counts each criterion once (every version's record repeats it)."""
+    from agents.calibrate.figures import figure, newcombe
+    from agents.calibrate.metrics import Ratio
+
+    sums = {"blind": [0, 0], "verify": [0, 0], "human": [0, 0]}
+    seen: set[tuple[str, str]] = set()
+    for c in cal:
+        for mode in ("blind", "verify"):
+            f = ((c.get("by_review_mode") or {}).get(mode) or {}).get("answer_accuracy")
+            if f:
+                sums[mode][0] += f["hits"]
+                sums[mode][1] += f["n"]
+        human = c.get("human_agreement")
+        if human and (c["task_id"], c["field_id"]) not in seen:
+            seen.add((c["task_id"], c["field_id"]))
+            sums["human"][0] += human["percent"]["hits"]
+            sums["human"][1] += human["percent"]["n"]
+    out: dict[str, Any] = {k: figure(Ratio(*v)).model_dump() for k, v in sums.items()}
+    out["verify_minus_blind"] = newcombe(Ratio(*sums["verify"]), Ratio(*sums["blind"])
+                                         ).model_dump()
+    return out
 
 
 def answer_text(value: Any) -> str:
@@ -85,12 +136,32 @@ def report(seen: Seen, s: Settings, out: Any, topic_prefix: str = "") -> None:
     cal = sorted((c for c in seen.calibration.values()
                   if not c["prompt_version"].startswith(TYPEDRIFT_LABEL + "+")),
                  key=lambda c: (c["field_id"], c["prompt_version"]))
-    print(table("Judge vs sample adjudications (accuracy and kappa over adjudicated cells)", [(
-        c["field_id"], c["prompt_version"], c["cells_judged"], c["cells_adjudicated"],
-        _rate(c["answer_accuracy"]), "-" if c["classification_kappa"] is None
-        else f"{c['classification_kappa']:.2f}", _rate(c["fallback"]))
-        for c in cal] or [("-",) * 7], ("criterion", "version", "judged", "adjudicated",
-                                        "accuracy", "kappa", "fallbacks")), file=out)
+    print(table("Judge vs sample adjudications (accuracy, kappa and AC1 over adjudicated "
+                "cells; [95% intervals])", [(
+                    c["field_id"], c["prompt_version"], c["cells_judged"],
+                    c["cells_adjudicated"], _rate(c["answer_accuracy"]),
+                    _coef(c["classification_kappa"], c.get("kappa_ci95")),
+                    _coef(c.get("ac1")), _rate(c["fallback"]))
+                    for c in cal] or [("-",) * 8],
+                ("criterion", "version", "judged", "adjudicated", "accuracy", "kappa", "AC1",
+                 "fallbacks")), file=out)
+    human = {c["field_id"]: c.get("human_agreement") for c in cal}
+    print(table("Blind audit and the human baseline (answer accuracy of the judge on blind "
+                "and on verify cells; reviewer vs reviewer on double-reviewed cells)", [(
+                    c["field_id"], c["prompt_version"], _mode(c, "blind"), _mode(c, "verify"),
+                    _diff(c), _rate((human[c["field_id"]] or {}).get("percent")),
+                    _coef((human[c["field_id"]] or {}).get("kappa"),
+                          (human[c["field_id"]] or {}).get("kappa_ci95")),
+                    _coef((human[c["field_id"]] or {}).get("ac1")))
+                    for c in cal] or [("-",) * 8],
+                ("criterion", "version", "blind", "verify", "verify - blind",
+                 "human agree", "human kappa", "human AC1")), file=out)
+    if cal:
+        p = pooled(cal)
+        print(f"  all criteria, pooled: judge vs reviewer on blind cells {_rate(p['blind'])}, "
+              f"on verify cells {_rate(p['verify'])}, verify - blind "
+              f"{_diff({'by_review_mode': p})}; reviewer vs reviewer {_rate(p['human'])}",
+              file=out)
     try:
         from agents.debrief.summary import summarize
     except ImportError:  # pragma: no cover - the debrief package ships with judgeflow

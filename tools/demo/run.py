@@ -25,6 +25,7 @@ from streams import kafka_clients
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_settings import KafkaSettings
 from streams.topics import assign_all, ensure_topics
+from tools.demo.audit import DEMO_BLIND, DEMO_DOUBLE, agent_answers, audited
 from tools.demo.tally import Expect, Seen
 from tools.demo.target import (
     Kind,
@@ -54,8 +55,11 @@ def demo_settings(settings: Settings, kafka: KafkaSettings | str, state_dir: Pat
     if isinstance(kafka, str):
         kafka = own_broker_kafka(settings.kafka, kafka)
     llm = settings.llm.model_copy(update={"provider": "anthropic" if use_claude else "offline"})
+    # the review page and the sample's adjudications share one audit plan (tools.demo.audit)
+    review = settings.review.model_copy(update={"blind_share": DEMO_BLIND,
+                                                "double_share": DEMO_DOUBLE})
     s = settings.model_copy(update={"kafka": kafka, "llm": llm, "settle_seconds": settle,
-                                    "state_dir": state_dir})
+                                    "state_dir": state_dir, "review": review})
     return prefixed(s, prefix) if prefix else s
 
 
@@ -78,8 +82,12 @@ def held_back(line: bytes) -> bool:
 
 def lines_of(s: Settings, topic: str, path: Path, hold_back: bool) -> list[bytes]:
     lines = path.read_bytes().splitlines()
-    if hold_back and topic == s.topics.adjudications:
-        return [ln for ln in lines if ln.strip() and not held_back(ln)]
+    if topic == s.topics.adjudications:  # blind cells marked, double ones reviewed twice
+        from streams.sampledata import DATA_DIR
+
+        answers = agent_answers((DATA_DIR / "answers.jsonl").read_bytes().splitlines())
+        return audited([ln for ln in lines if ln.strip() and not (
+            hold_back and held_back(ln))], answers)
     return lines
 
 
@@ -229,7 +237,8 @@ def _pipeline(s: Settings, target: Target, settle: float, timeout: float, out: A
         for topic, path, raw in input_batches(s):
             lines = lines_of(s, topic, path, hold_fn is not None)
             sent, rejected = asyncio.run(produce_fn(s, topic, lines, raw))
-            kept = len(path.read_bytes().splitlines()) - len(lines)
+            kept = len(path.read_bytes().splitlines()) - len(
+                [ln for ln in lines if b'"review_slot":2' not in ln])
             print(f"  produced {sent} record(s) from {path.name} to {topic}"
                   f"{f' ({rejected} rejected)' if rejected else ''}"
                   f"{f' ({kept} held back for you to decide on the page)' if kept else ''}",

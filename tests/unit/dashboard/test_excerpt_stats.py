@@ -80,10 +80,32 @@ def test_calibration_rows_read_calibration_records() -> None:
     assert rows[1] == {"task_id": "t", "field_id": "b", "prompt_version": "v1", "judged": 12,
                        "n": 10, "accuracy": 0.9, "accuracy_counts": "9/10",
                        "confusion": {"labels": [], "tokens": [], "counts": []}, "kappa": 0.8,
-                       "fallback": pytest.approx(1 / 12), "cost_usd": 0.12}
+                       "fallback": pytest.approx(1 / 12), "cost_usd": 0.12,
+                       # a record from before issue 27: no intervals, AC1, modes or baseline
+                       "accuracy_ci95": None, "kappa_ci95": None, "ac1": None,
+                       "modes": None, "human": None, "enough": True}
     bad = calibration_rows([{**record, "confusion": {"labels": ["a"], "counts": [[1, 2]]}}])
     assert bad[0]["confusion"] is None  # a malformed matrix is not drawn
     assert rows[0]["accuracy"] is None and rows[0]["kappa"] is None
+    assert calibration_rows([record], min_cells=11)[0]["enough"] is False
+
+
+def test_calibration_rows_carry_the_intervals_modes_and_the_human_baseline() -> None:
+    fig = {"hits": 3, "n": 4, "rate": 0.75, "ci95": [0.3, 0.95]}
+    mode = {"cells_adjudicated": 4, "answer_accuracy": fig, "classification_agreement": fig,
+            "classification_kappa": 0.5, "kappa_ci95": [0.1, 0.9], "ac1": 0.6}
+    record = {"task_id": "t", "field_id": "b", "prompt_version": "v1", "cells_adjudicated": 8,
+              "answer_accuracy": fig, "kappa_ci95": [0.2, 0.8], "ac1": 0.7,
+              "by_review_mode": {"blind": mode, "verify": mode, "verify_minus_blind": {
+                  "estimate": 0.0, "ci95": [-0.5, 0.5]}},
+              "human_agreement": {"n": 4, "percent": fig, "kappa": 0.4, "kappa_ci95": [0, 0.8],
+                                  "ac1": 0.5, "ac1_ci95": [0.1, 0.9]}}
+    [row] = calibration_rows([record], min_cells=30)
+    assert row["accuracy_ci95"] == [0.3, 0.95] and row["ac1"] == 0.7 and not row["enough"]
+    assert row["modes"]["blind"]["accuracy"] == {"rate": 0.75, "counts": "3/4",
+                                                 "ci95": [0.3, 0.95]}
+    assert row["modes"]["difference"] == {"estimate": 0.0, "ci95": [-0.5, 0.5]}
+    assert row["human"]["n"] == 4 and row["human"]["ac1_ci95"] == [0.1, 0.9]
 
 
 def test_the_confusion_matrix_names_the_reviewers_by_agent_id() -> None:

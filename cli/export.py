@@ -1,0 +1,93 @@
+"""``judgeflow export``: the adjudications joined with the judge results, as CSV or Parquet."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import csv
+import sys
+from pathlib import Path
+from typing import Any
+
+from streams.exit_codes import CommandError, ExitCode
+from streams.settings import Settings
+from streams.topics import read_to_end
+
+
+def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser(
+        "export", help="the adjudications joined with the judge results, as CSV or Parquet",
+        description="Reads the adjudications and the judge results to their current end "
+        "(commits nothing) and writes one row per adjudication, joined with the judge "
+        "result it verified: review mode (blind/verify) and slot, the reviewers' "
+        "pseudonyms, the prompt version, the model, the judge's suggestion and hint. No note "
+        "text and no reviewer comments. Columns: docs/calibration.md. Parquet needs pyarrow "
+        "(pip install 'judgeflow[export]').")
+    p.add_argument("output", metavar="FILE", type=Path,
+                   help="where to write (.csv or .parquet; '-' writes CSV to stdout)")
+    p.add_argument("--format", choices=("csv", "parquet"),
+                   help="default: from the file name's extension")
+    p.set_defaults(func=run)
+
+
+async def gather(settings: Settings) -> tuple[list[Any], list[Any], int]:
+    from pydantic import ValidationError
+
+    from schemas.calibration import Adjudication
+    from schemas.chart_review import JudgeResult
+
+    t = settings.topics
+    adjudications: list[Any] = []
+    results: list[Any] = []
+    bad = 0
+    async for rec in read_to_end(settings.kafka, [t.judge_results, t.adjudications]):
+        model = Adjudication if rec.topic == t.adjudications else JudgeResult
+        try:
+            item = model.model_validate_json(rec.value or b"")
+        except ValidationError:
+            bad += rec.topic == t.adjudications
+            continue
+        (adjudications if model is Adjudication else results).append(item)
+    return adjudications, results, bad
+
+
+def write_csv(rows: list[dict[str, Any]], columns: tuple[str, ...], out: Any) -> None:
+    writer = csv.DictWriter(out, fieldnames=columns, lineterminator="\n")
+    writer.writeheader()
+    writer.writerows(rows)
+
+
+def write_parquet(rows: list[dict[str, Any]], columns: tuple[str, ...], path: Path) -> None:
+    try:
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+    except ImportError:
+        raise CommandError("Parquet needs pyarrow: pip install 'judgeflow[export]' (or "
+                           "write .csv)") from None
+    table = pa.Table.from_pylist(rows, schema=None) if rows else pa.table(
+        {c: pa.array([], pa.string()) for c in columns})
+    pq.write_table(table.select(list(columns)), path)
+
+
+def run(args: argparse.Namespace, settings: Settings) -> int:
+    from agents.calibrate.export import COLUMNS, rows
+
+    fmt = args.format or ("parquet" if args.output.suffix == ".parquet" else "csv")
+    if str(args.output) == "-" and fmt != "csv":
+        raise CommandError("only CSV can go to stdout ('-')", ExitCode.USAGE)
+    if str(args.output) != "-" and not args.output.parent.is_dir():
+        raise CommandError(f"no such directory: {args.output.parent}", ExitCode.USAGE)
+    adjudications, results, bad = asyncio.run(gather(settings))
+    table = rows(adjudications, results)
+    if str(args.output) == "-":
+        write_csv(table, COLUMNS, sys.stdout)
+    elif fmt == "csv":
+        with args.output.open("w", encoding="utf-8", newline="") as out:
+            write_csv(table, COLUMNS, out)
+    else:
+        write_parquet(table, COLUMNS, args.output)
+    if bad:
+        print(f"judgeflow: warning: {bad} malformed adjudication(s) skipped", file=sys.stderr)
+    if str(args.output) != "-":
+        print(f"wrote {len(table)} adjudication(s) to {args.output} ({fmt})", file=sys.stderr)
+    return ExitCode.OK

@@ -1,0 +1,64 @@
+"""Sharing the review work: who holds a cell (``POST /api/claim``) and the progress per
+reviewer and per criterion (``GET /api/progress``); documented in docs/api.md."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import orjson
+from aiohttp import web
+
+from dashboard.identity import pseudonym
+from dashboard.progress import progress
+from dashboard.sessions import REVIEWER, write_refusal
+from dashboard.state import STATE, json_response
+from dashboard.window import RESULTS
+from schemas.chart_review import cell_key
+
+
+def reviewer_of(request: web.Request) -> str | None:
+    """The requesting reviewer's pseudonym (None: no reviewer identity)."""
+    name = request.get(REVIEWER)
+    return pseudonym(request.app[STATE].reviewer_key, name) if name else None
+
+
+async def claim(request: web.Request) -> web.Response:
+    """Hold a cell while reviewing it (``{"result_id": ...}``): 200 with the claim, 409 when
+    other reviewers hold every open review slot of the cell."""
+    state = request.app[STATE]
+    refusal = write_refusal(request)
+    if refusal is not None:
+        return json_response({"error": refusal}, 403)
+    reviewer = reviewer_of(request)
+    if reviewer is None:
+        return json_response({"error": "claiming needs an identified reviewer"}, 401)
+    try:
+        async with asyncio.timeout(state.limits.body_timeout):
+            body = orjson.loads(await request.read())
+    except TimeoutError:
+        return json_response({"error": "the request body was too slow"}, 408)
+    except orjson.JSONDecodeError:
+        return json_response({"error": "the body must be JSON"}, 400)
+    rid = body.get("result_id") if isinstance(body, dict) else None
+    result = state.window.get(RESULTS, rid) if isinstance(rid, str) else None
+    if result is None:
+        return json_response({"error": "no such judge result in the window"}, 404)
+    key = cell_key(*(str(result.get(k, "")) for k in (
+        "task_id", "patient_id", "field_id")))
+    if not state.claims.claim(key, reviewer, max(1, state.decisions.open_slots(key)),
+                              time.monotonic()):
+        return json_response({"error": "other reviewers hold this cell"}, 409)
+    return json_response({"cell": key, "reviewer": reviewer,
+                          "expires_in": state.claims.seconds})
+
+
+async def progress_view(request: web.Request) -> web.Response:
+    state = request.app[STATE]
+    return json_response(progress(state.window, state.decisions, state.claims,
+                                  time.monotonic()))
+
+
+def add_work_routes(app: web.Application) -> None:
+    app.router.add_post("/api/claim", claim)
+    app.router.add_get("/api/progress", progress_view)
