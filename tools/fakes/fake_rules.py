@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from tools.fakes.fake_models import FakeModel as ModelEntry
 from tools.fakes.fake_reply import Reply
 from tools.fakes.fake_tier import Buckets, Tier, retry_after
+from tools.fakes.fake_tool_rules import tool_problem
 
 
 class _Models(Protocol):
@@ -260,6 +261,8 @@ def validate(body: dict[str, Any], entry: ModelEntry, state: State,
     if (n := _breakpoints(body)) > MAX_BREAKPOINTS:
         return invalid(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
                        f"provided. Found {n}.")
+    if (p := tool_problem(body)) is not None:  # tool_use/tool_result pairing
+        return invalid(p)
     return invalid(p) if (p := _thinking_problem(body, state)) is not None else None
 
 
