@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from pydantic import Field
 
-from agents.judge.tool_settings import ChartToolsSettings
+from agents.chart_tool_settings import ChartToolsSettings
 from agents.providers.settings import LLMSettings
 from streams.settings import Settings as StreamsSettings
 
 
 class Settings(StreamsSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
-    #: the judge's note tools and their per-cell budget (agents/judge/tool_settings.py)
+    #: the judge's note tools and their per-cell budget (agents/chart_tool_settings.py)
     chart_tools: ChartToolsSettings = Field(default_factory=ChartToolsSettings)

@@ -25,6 +25,7 @@ import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any, cast
 
+from agents.chart_tool_settings import ChartToolsSettings
 from agents.judge.chart_tools import (
     DEFINITIONS,
     LIST,
@@ -35,7 +36,6 @@ from agents.judge.chart_tools import (
     ToolName,
     run_tool,
 )
-from agents.judge.tool_settings import ChartToolsSettings
 from agents.providers.base import LLMRequest, LLMResponse
 from schemas.chart_review import NoteAccess
 

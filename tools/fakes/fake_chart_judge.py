@@ -60,7 +60,9 @@ def _terms(body: dict[str, Any]) -> list[str]:
 
 
 def _enum(body: dict[str, Any]) -> list[Any]:
-    line = re.search(r"^answer_schema: (.*)$", _text(body.get("system") or []), re.MULTILINE)
+    system = _text(body.get("system") or [])
+    under = system[system.find("# Criterion under review"):]  # not the skill's other criteria
+    line = re.search(r"^answer_schema: (.*)$", under, re.MULTILINE)
     return list(json.loads(line.group(1)).get("enum") or []) if line else []
 
 
