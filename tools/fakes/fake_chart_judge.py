@@ -142,8 +142,9 @@ class ChartJudge:
             answer: Any = "no_info" if "no_info" in enum else no
             reasoning = ("No note shown or read mentions the criterion. The reviewer should "
                          "search the chart once more.")
-            pointers: list[dict[str, Any]] = [{"note_id": seen[0][0], "what_to_look_for": "criterion terms",
-                         "offsets": None}] if seen else []
+            pointers: list[dict[str, Any]] = [
+                {"note_id": seen[0][0], "what_to_look_for": "criterion terms",
+                 "offsets": None}] if seen else []
         else:
             note_id, start, end, sentence, negated = found
             answer = no if negated else yes
