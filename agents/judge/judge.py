@@ -29,7 +29,7 @@ from typing import Any, Literal
 from agents.context.assemble import CaseContext, gather
 from agents.context.charts import ChartStore
 from agents.errors import LLMError
-from agents.judge import tool_loop
+from agents.judge import offline_tools, tool_loop
 from agents.judge.case import UNKNOWN
 from agents.judge.gates import GateAnswers
 from agents.judge.offline import VERSION as OFFLINE_VERSION
@@ -252,6 +252,11 @@ class Judge:
             return None
         if self.offline:
             payload = offline_payload(job, criterion, notes)
+            tools = self.settings.chart_tools
+            if self.tools_for(job.field_id, gather(job.answers, criterion.keywords, notes,
+                                                   self.settings.llm.context_budget_chars)):
+                run.trace = offline_tools.explore(job, criterion, notes, tools)
+                payload = offline_tools.with_reads(payload, run.trace)
             return self._accept(self._validate(payload, criterion, notes, job, None), run)
         request, shown = self._request(job, criterion, notes, run)
         return await self._ask(request, criterion, notes, job, run, shown)
