@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from dashboard.consulted import consulted_view
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
@@ -68,6 +69,8 @@ async def cell(request: web.Request) -> web.Response:
         "evidence": evidence_excerpts(state.charts, patient, analysis.get("evidence_pointers")),
         "notes": cited_notes(state.charts, patient, analysis.get("evidence_pointers")),
         "validation": result.get("validation") or [],
+        # what the judge searched and read with its chart tools (ids and spans only)
+        "consulted": consulted_view(result.get("consulted")),
         "decisions": state.decisions.history(key),
         "provider": result.get("provider"), "model": result.get("model"),
         "usage": result.get("usage"), "latency_ms": result.get("latency_ms"),
