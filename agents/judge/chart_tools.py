@@ -18,8 +18,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
-import re2  # type: ignore[import-untyped]
-
+from agents.context import re2util
 from agents.framing import announce, block, new_boundary
 from schemas.base import check_safe_id
 
@@ -34,10 +33,6 @@ MAX_READ = 4000  # characters per read_note call
 _HEAD = 600  # the part of a note where its date and type are looked for
 _DATE = re.compile(r"\b(?:date(?: of service)?|dos)\s*:\s*(\d{4}-\d{2}-\d{2})", re.I)
 _TYPE = re.compile(r"^[A-Z][A-Z0-9 /&,()-]{3,80}$", re.M)
-_OPTIONS = re2.Options()
-_OPTIONS.case_sensitive = False
-_OPTIONS.max_mem = 8 << 20  # a pattern whose automaton needs more is refused
-_OPTIONS.log_errors = False  # a refused pattern is searched as words, not logged
 MAX_COUNTED = 10_000  # hits counted before the count says "at least"
 
 DEFINITIONS: tuple[dict[str, Any], ...] = (
@@ -124,10 +119,9 @@ def list_notes(notes: Mapping[str, str], from_index: Any = 0) -> Outcome:
 def compile_pattern(pattern: str) -> Any:
     """The RE2 program for ``pattern``; words when RE2 refuses it as a regex."""
     try:
-        return re2.compile(pattern, _OPTIONS)
-    except re2.error:
-        words = pattern.split()
-        return re2.compile(r"\s+".join(re2.escape(w) for w in words), _OPTIONS)
+        return re2util.compile_pattern(pattern)
+    except re2util.error:
+        return re2util.words(pattern)
 
 
 def _framed(label_texts: list[tuple[str, str]], header: str) -> str:

@@ -57,9 +57,12 @@ def offer(request: LLMRequest, limits: ChartToolsSettings) -> LLMRequest:
     first, *rest = request.messages
     note = NOTE.format(calls=limits.max_calls, chars=limits.max_chars)
     content = first["content"]
-    case = (content + "\n\n" + note if isinstance(content, str)
+    case = ([{"type": "text", "text": content + "\n\n" + note}] if isinstance(content, str)
             else [*content, {"type": "text", "text": note}])
-    return dataclasses.replace(request, messages=({**first, "content": case}, *rest),
+    # the case is re-sent with every turn: cached from the first (a turn or more always
+    # follows when the tools are used, so the write premium pays for itself)
+    return dataclasses.replace(request, messages=cache_newest(({**first, "content": case},
+                                                               *rest)),
                                tools=DEFINITIONS, tool_choice="auto")
 
 
@@ -147,6 +150,23 @@ def answer_calls(resp: LLMResponse, notes: Mapping[str, str], trace: Trace,
     return results, reason
 
 
+def cache_newest(messages: tuple[dict[str, Any], ...]) -> tuple[dict[str, Any], ...]:
+    """One cache breakpoint, on the newest user turn's last block: each turn re-sends the
+    conversation, and reads all of it but the newest turn from the cache (the API matches
+    the prefix by content; the breakpoint moves, so the request keeps at most the system's
+    two plus this one of the four allowed). Assistant turns are never touched."""
+    out: list[dict[str, Any]] = []
+    for m in messages:
+        content = m.get("content")
+        if m.get("role") == "user" and isinstance(content, list):
+            m = {**m, "content": [{k: v for k, v in b.items() if k != "cache_control"}
+                                  for b in content]}
+        out.append(m)
+    last = out[-1]["content"]
+    last[-1] = {**last[-1], "cache_control": {"type": "ephemeral"}}
+    return tuple(out)
+
+
 async def run(complete: Callable[[LLMRequest], Awaitable[LLMResponse]], request: LLMRequest,
               notes: Mapping[str, str], trace: Trace,
               spent: Callable[[], tuple[int, float]]) -> tuple[LLMResponse, LLMRequest]:
@@ -163,8 +183,8 @@ async def run(complete: Callable[[LLMRequest], Awaitable[LLMResponse]], request:
             tokens, usd = spent()
             content, reason = answer_calls(resp, notes, trace, tokens, usd)
             req = dataclasses.replace(
-                req, messages=(*req.messages, assistant_turn(resp),
-                               {"role": "user", "content": content}),
+                req, messages=cache_newest((*req.messages, assistant_turn(resp),
+                                            {"role": "user", "content": content})),
                 tool_choice="none" if reason else "auto")
         else:
             break

@@ -28,8 +28,9 @@ _NEG = re.compile(r"\b(no|not|denies|denied|negative for|without|stopped|discont
                   re.I)
 #: what the fake "knows" beyond a criterion's keywords
 SYNONYMS: dict[str, tuple[str, ...]] = {
-    "empagliflozin": ("jardiance",), "dapagliflozin": ("farxiga", "forxiga"),
+    "empagliflozin": ("jardiance", "synjardy"), "dapagliflozin": ("farxiga", "xigduo"),
     "canagliflozin": ("invokana",), "metformin": ("glucophage",),
+    "insulin": ("tresiba", "degludec", "lantus"), "valsartan": ("entresto",),
     "diabetes": ("t2dm", "dm2", "niddm"), "a1c": ("glycated hemoglobin", "hba1c"),
 }
 SENTINELS = ("<JUDGE_ANALYSIS>", "</JUDGE_ANALYSIS>")
@@ -59,6 +60,7 @@ def _terms(body: dict[str, Any]) -> list[str]:
     return list(dict.fromkeys(words + [s for w in words for s in SYNONYMS.get(w, ())]))
 
 
+
 def _enum(body: dict[str, Any]) -> list[Any]:
     system = _text(body.get("system") or [])
     under = system[system.find("# Criterion under review"):]  # not the skill's other criteria
@@ -66,19 +68,38 @@ def _enum(body: dict[str, Any]) -> list[Any]:
     return list(json.loads(line.group(1)).get("enum") or []) if line else []
 
 
+def _term(terms: list[str]) -> re.Pattern[str]:
+    return re.compile(r"\b(?:" + "|".join(re.escape(t) for t in terms) + r")\b", re.I)
+
+
 def _find(spans: list[tuple[str, int, str]], terms: list[str]
           ) -> tuple[str, int, int, str, bool] | None:
-    """The first sentence mentioning a term: (note, start, end, sentence, negated)."""
+    """The first sentence mentioning a term (whole words): (note, start, end, sentence,
+    negated)."""
+    if not terms:
+        return None
+    term = _term(terms)
     for note_id, start, text in spans:
         for m in re.finditer(r"[^.\n]+", text):
             sentence = m.group(0).strip()
             low = sentence.lower()
-            hit = next((low.index(t) for t in terms if t in low), None)
+            found = term.search(low)
+            hit = found.start() if found else None
             if hit is None or len(sentence.split()) < 3:
                 continue
             at = start + m.start() + m.group(0).index(sentence)
             return note_id, at, at + len(sentence), sentence, bool(_NEG.search(low[:hit]))
     return None
+
+
+def _results(messages: list[dict[str, Any]]) -> list[tuple[str, tuple[str, int, str]]]:
+    """(tool name, framed span) of every tool result, in order."""
+    names = {b.get("id"): b.get("name") for m in messages if m.get("role") == "assistant"
+             for b in m.get("content") or [] if isinstance(b, dict)}
+    return [(str(names.get(b.get("tool_use_id"))), span) for m in messages
+            if m.get("role") == "user" and isinstance(m.get("content"), list)
+            for b in m["content"] if isinstance(b, dict) and b.get("type") == "tool_result"
+            for span in _blocks(_text(b.get("content")))]
 
 
 def _tool_use(name: str, args: dict[str, Any]) -> dict[str, Any]:
@@ -105,9 +126,12 @@ class ChartJudge:
                 reply = Reply.message(text=None, stop_reason="tool_use")
                 reply.body["content"] = calls
                 return reply
-        seen = _blocks(case) + [b for m in messages[1:] if m.get("role") == "user"
-                                for b in _blocks(_text(m.get("content")))]
-        return self._answer(body, case, seen, terms)
+        # what it went to read weighs first (read_note results, in order), then the
+        # excerpts, then the search windows
+        results = _results(messages)
+        reads = [b for name, b in results if name == "read_note"]
+        windows = [b for name, b in results if name != "read_note"]
+        return self._answer(body, case, reads + _blocks(case) + windows, terms)
 
     def _next_calls(self, messages: list[dict[str, Any]], turns: list[dict[str, Any]],
                     terms: list[str], shown: set[str]) -> list[dict[str, Any]]:
@@ -117,14 +141,25 @@ class ChartJudge:
             if self.calls_per_turn > 1:
                 calls.append(_tool_use("list_notes", {}))
             return calls
+        brands = [s for t in terms for s in SYNONYMS.get(t, ())]
+        searches = [b.get("input", {}).get("pattern") for t in turns
+                    for b in t.get("content") or [] if isinstance(b, dict)
+                    and b.get("name") == "search_notes"]
+        hits = [h for m in messages if m.get("role") == "user"
+                for h in _blocks(_text(m.get("content")))]
+        unseen = _term(brands) if brands else None
+        if unseen is not None and len(searches) == 1 and not any(
+                unseen.search(h[2]) for h in hits):
+            # the keyword hits filled the capped result: narrow to the names they miss
+            return [_tool_use("search_notes", {"pattern": "|".join(map(re.escape, brands))})]
         reads = sum(1 for t in turns for b in t.get("content") or []
                     if isinstance(b, dict) and b.get("name") == "read_note")
         if reads >= self.reads:
             return []
         read = {b.get("input", {}).get("note_id") for t in turns for b in t.get("content") or []
                 if isinstance(b, dict) and b.get("name") == "read_note"}
-        hits = [h for m in messages if m.get("role") == "user"
-                for h in _blocks(_text(m.get("content")))]
+        # a hit by a name the keywords miss (a brand) is what the agents overlooked: first
+        hits.sort(key=lambda h: 0 if unseen is not None and unseen.search(h[2]) else 1)
         for note_id, start, text in hits:
             if note_id not in shown and note_id not in read:
                 return [_tool_use("read_note", {"note_id": note_id, "start": max(0, start - 200),

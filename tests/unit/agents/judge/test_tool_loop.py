@@ -79,6 +79,12 @@ async def test_tools_find_the_deciding_note_nobody_cited(fake: FakeAnthropic, sk
                                                      "assistant", "user"]
     # thinking blocks came back unmodified (the fake checks signatures and issued ids)
     assert last["messages"][1]["content"][0]["type"] == "thinking"
+    # one breakpoint in the messages, on the newest turn: each turn reads the last from cache
+    for q in fake.message_requests():
+        marks = [(n, b) for n, m in enumerate(q.body["messages"]) if m["role"] == "user"
+                 for b in m["content"] if "cache_control" in b]
+        assert [n for n, _ in marks] == [len(q.body["messages"]) - 1]
+    assert r.usage.cache_read_input_tokens > r.usage.input_tokens
 
 
 async def test_without_tools_the_same_fake_judges_from_the_excerpts(
@@ -185,7 +191,7 @@ async def test_a_loop_cut_short_resumes_without_paying_again(fake: FakeAnthropic
     judge = make(fake, skill, charts(tmp_path), journal=journal)
     with pytest.raises(LLMUnavailable):
         await judge.judge(sglt2_job())
-    assert statuses(fake)[:2] == [200, 200] and set(statuses(fake)[2:]) == {529}
+    assert statuses(fake)[:2] == [200, 200] and 200 not in statuses(fake)[2:]
     key = journal_key("judge", judge.result_id(sglt2_job()))
     assert len(json.loads(journal.entries[key])["answers"]) == 2
     fake.requests.clear()
