@@ -5,6 +5,7 @@ with the batched turn priced at the batch discount and no turn paid twice."""
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -74,7 +75,10 @@ async def test_batch_answers_the_first_turn_and_the_loop_goes_on_live(
     assert len(succeeded) == JOBS and set(succeeded.values()) == {1}
     assert not [r for r in live if r.status != 200]  # the strict fake accepted every turn
     turns = Counter((job_tag(r.body), len(r.body["messages"])) for r in live)
-    assert turns == Counter({(f"job-tag-{i:02d}", n): 1 for i in range(JOBS) for n in (3, 5)})
+    extra = [json.dumps(r.body["messages"][-2:])[:3000] for r in live
+             if len(r.body["messages"]) > 5]
+    assert turns == Counter({(f"job-tag-{i:02d}", n): 1 for i in range(JOBS)
+                             for n in (3, 5)}), extra
     results = values(await collect(bootstrap, s.topics.judge_results, until=JOBS, timeout=30,
                                    quiet=1))
     assert Counter(r["job_id"] for r in results) == Counter(j.job_id for j in js)

@@ -35,7 +35,7 @@ async def test_pause_turn_is_sent_back_to_continue(fake: FakeAnthropic, skill: S
                                                    tmp_path: Path) -> None:
     fake.enqueue(Reply.message(text="Searching the chart", stop_reason="pause_turn"), answer())
     r = await make(fake, skill, charts(tmp_path)).judge(sglt2_job())
-    first, second = bodies(fake)
+    _, second = bodies(fake)
     assert statuses(fake) == [200, 200] and r.status == "ok"
     assert [m["role"] for m in second["messages"]] == ["user", "assistant"]
     assert second["messages"][1]["content"][-1] == {"type": "text",
