@@ -12,12 +12,16 @@ from typing import Annotated
 from pydantic import Field, field_validator
 from pydantic_settings import NoDecode
 
+from agents.chart_tool_settings import ChartToolsSettings
 from agents.providers.settings import LLMSettings
 from streams.settings import Settings as StreamsSettings
 
 
 class Settings(StreamsSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    #: the judge's note tools and their per-cell budget (agents/chart_tool_settings.py)
+    chart_tools: ChartToolsSettings = Field(default_factory=ChartToolsSettings)
+
     #: The simulator's case catalogue (comma-separated case ids): the debrief worker
     #: dead-letters a request for any other case as ``unknown_case`` before grading it.
     #: Empty (the default): every case is graded.

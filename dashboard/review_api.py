@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from dashboard.consulted import consulted_view
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
@@ -80,6 +81,9 @@ async def cell(request: web.Request) -> web.Response:
         "evidence": evidence_excerpts(state.charts, patient, pointers) if sees else [],
         "notes": cited_notes(state.charts, patient, pointers),
         "validation": (result.get("validation") or []) if sees else [],
+        # what the judge searched and read with its chart tools (ids and spans only);
+        # part of the judge's answer, so hidden on a blind cell like the rest of it
+        "consulted": consulted_view(result.get("consulted")) if sees else [],
         "decisions": decisions.visible(key, reviewer),
         "review": {"mode": decisions.plan.mode(key), "reviews": decisions.plan.slots(key),
                    "judge_hidden": not sees,

@@ -187,6 +187,19 @@ class ValidationProblem(Frozen):
     action: Literal["repaired", "flagged", "fallback", "dropped"] = "flagged"
 
 
+class NoteAccess(Frozen):
+    """What one of the judge's chart tools showed it: a search (``pattern``, ``hits``; the
+    windows it returned follow as entries with ``note_id`` and span), a span read, or a
+    listing. Ids and offsets only, never note text."""
+
+    tool: Literal["list_notes", "search_notes", "read_note"]
+    note_id: BoundedId | None = None
+    start: int | None = None
+    end: int | None = None
+    pattern: str | None = Field(default=None, max_length=200)
+    hits: int | None = None
+
+
 class Usage(Frozen):
     input_tokens: int = 0
     output_tokens: int = 0
@@ -228,4 +241,7 @@ class JudgeResult(Frozen, CellKeyed):
     correct_agents: tuple[str, ...] | None = None
     #: The agent ``classification_hint`` blames (``agent_a_error`` -> ``agents[0]``), by id.
     error_agent: str | None = None
+    #: What the judge's chart tools showed it (agents/judge/tool_loop.py), in call order;
+    #: empty when it was offered no tools.
+    consulted: tuple[NoteAccess, ...] = ()
 

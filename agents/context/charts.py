@@ -3,9 +3,11 @@
 Ids come from events, so every path is built with :func:`schemas.skill.safe_child`; a
 patient or note id that could escape the charts folder is refused (treated as absent).
 
-A patient's notes are cached (up to ``cache_size`` patients) and re-read when the folder's
-listing or any note's size or modification time changes, so one stat per note replaces
-path resolution and reading for every cell of the same patient.
+A patient's notes are cached (up to ``cache_size`` patients and ``cache_chars`` characters
+in all, least recently used first out) and re-read when the folder's listing or any note's
+size or modification time changes, so one stat per note replaces path resolution and
+reading for every cell of the same patient: a chart of hundreds of notes is read once, not
+per cell, and a worker's memory stays bounded however large the charts.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ Signature = tuple[tuple[str, int, int], ...]
 
 
 class ChartStore:
-    def __init__(self, root: Path, cache_size: int = 256) -> None:
+    def __init__(self, root: Path, cache_size: int = 256,
+                 cache_chars: int = 64_000_000) -> None:
         self.root = root.resolve()
-        self.cache_size = cache_size
+        self.cache_size, self.cache_chars = cache_size, cache_chars
+        self._chars = 0  # characters held by the cache
         self._cache: OrderedDict[str, tuple[Signature, dict[str, str]]] = OrderedDict()
 
     def _patient_dir(self, patient_id: str) -> Path | None:
@@ -81,7 +85,17 @@ class ChartStore:
             text = self.note(patient_id, note_id)
             if text is not None:
                 out[note_id] = text
+        old = self._cache.pop(patient_id, None)
+        if old is not None:
+            self._chars -= _size(old[1])
         self._cache[patient_id] = (sig, out)
-        while len(self._cache) > self.cache_size:
-            self._cache.popitem(last=False)
+        self._chars += _size(out)
+        # the patient just read stays even when it alone passes the cap (its cell needs it)
+        while len(self._cache) > 1 and (len(self._cache) > self.cache_size
+                                        or self._chars > self.cache_chars):
+            self._chars -= _size(self._cache.popitem(last=False)[1][1])
         return out
+
+
+def _size(notes: dict[str, str]) -> int:
+    return sum(len(t) for t in notes.values())

@@ -28,15 +28,17 @@ from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from agents.context.assemble import gather
+from agents.context.assemble import CaseContext, gather
 from agents.context.charts import ChartStore
 from agents.errors import LLMError
+from agents.judge import offline_tools, tool_loop
 from agents.judge.case import UNKNOWN
 from agents.judge.gates import GateAnswers
 from agents.judge.offline import VERSION as OFFLINE_VERSION
 from agents.judge.offline import offline_payload
 from agents.judge.parse import parse_response
 from agents.judge.prompt import DEFAULT_MIN_CACHE_TOKENS, build_request, repair_request
+from agents.judge.read_checks import check_read, seen_spans
 from agents.judge.reviewers import correct_agents, error_agent
 from agents.judge.routes import Route
 from agents.judge.typedrift import type_drift_analysis
@@ -97,6 +99,10 @@ class JobJudging:
     model: str | None = None
     problems: list[ValidationProblem] = dataclasses.field(default_factory=list)
     reason: str = ""
+    #: what the chart tools showed (None: no tools offered for this job)
+    trace: tool_loop.Trace | None = None
+    #: note id -> spans shown up front (pointer checks when tools were offered)
+    excerpts: dict[str, list[tuple[int, int]]] = dataclasses.field(default_factory=dict)
 
     def fail(self, kind: str, reason: str) -> None:
         self.problems.append(problem(kind, reason, "fallback"))
@@ -174,8 +180,17 @@ class Judge:
         notes = self.store.notes(job.patient_id)
         return self._request(job, criterion, notes)[0] if notes else None
 
-    def _request(self, job: JudgeJob, criterion: Criterion,
-                 notes: dict[str, str]) -> tuple[LLMRequest, tuple[str, ...]]:
+    def tools_for(self, field_id: str, context: CaseContext) -> bool:
+        """Whether the judge of this cell gets the chart tools (the mode per criterion; auto:
+        the context left a note or part of one out, or an agent cited a missing note)."""
+        mode = self.route(field_id)[0].chart_tools.mode_for(field_id)
+        if mode != "auto":
+            return mode == "on"
+        partial = any(e.end - e.start < e.note_length for e in context.excerpts)
+        return bool(context.left_out or context.missing_cited or partial)
+
+    def _request(self, job: JudgeJob, criterion: Criterion, notes: dict[str, str],
+                 run: JobJudging | None = None) -> tuple[LLMRequest, tuple[str, ...]]:
         settings, provider = self.route(job.field_id)
         context = gather(job.answers, criterion.keywords, notes,
                          settings.llm.context_budget_chars)
@@ -184,6 +199,12 @@ class Judge:
         request = build_request(self.skill, criterion, job, context, structured=self.structured,
                                 max_tokens=settings.llm.max_tokens, notes=notes,
                                 gate_answer=gate, min_cache_tokens=self._min_cache(provider))
+        if self.tools_for(job.field_id, context):
+            request = tool_loop.offer(request, settings.chart_tools)
+            if run is not None:
+                run.trace = tool_loop.Trace(settings.chart_tools)
+                for e in context.excerpts:
+                    run.excerpts.setdefault(e.note_id, []).append((e.start, e.end))
         return request, tuple(e.text for e in context.excerpts)
 
     async def judge(self, job: JudgeJob) -> JudgeResult:
@@ -220,7 +241,8 @@ class Judge:
             latency_ms=int((time.monotonic() - started) * 1000), judged_at=datetime.now(UTC),
             agents=agents, error_agent=error_agent(final, agents),
             correct_agents=correct_agents(final, agents, job.normalized,
-                                          self._canonical(job.field_id, final)))
+                                          self._canonical(job.field_id, final)),
+            consulted=() if run.trace is None else tuple(run.trace.accesses))
         self.metrics.results.labels(WORKER, job.kind, status).inc()
         log.info("judged %s kind=%s status=%s problems=%s calls=%d", result.result_id[:12],
                  job.kind, status, ",".join(p.type for p in run.problems) or "-", session.calls)
@@ -250,8 +272,13 @@ class Judge:
             return None
         if self.offline:
             payload = offline_payload(job, criterion, notes)
+            tools = self.settings.chart_tools
+            if self.tools_for(job.field_id, gather(job.answers, criterion.keywords, notes,
+                                                   self.settings.llm.context_budget_chars)):
+                run.trace = offline_tools.explore(job, criterion, notes, tools)
+                payload = offline_tools.with_reads(payload, run.trace)
             return self._accept(self._validate(payload, criterion, notes, job, None), run)
-        request, shown = self._request(job, criterion, notes)
+        request, shown = self._request(job, criterion, notes, run)
         return await self._ask(request, criterion, notes, job, run, shown)
 
     def _validate(self, payload: object, criterion: Criterion, notes: dict[str, str],
@@ -270,19 +297,19 @@ class Judge:
 
     async def _ask(self, request: LLMRequest, criterion: Criterion, notes: dict[str, str],
                    job: JudgeJob, run: JobJudging, shown: tuple[str, ...]) -> JudgeAnalysis | None:
-        resp = await self._call(request, run)
+        resp, request = await self._turns(request, notes, run)
         repaired = False
         if resp.stop_reason == "max_tokens":
             run.problems.append(problem("max_tokens", "answer cut off at max_tokens; asked "
                                         "again with twice the budget", "repaired"))
             repaired = True
-            resp = await self._call(dataclasses.replace(
-                request, max_tokens=2 * request.max_tokens), run)
+            resp, request = await self._turns(dataclasses.replace(
+                request, max_tokens=2 * request.max_tokens), notes, run)
         if resp.stop_reason in _UNUSABLE:
             run.fail(resp.stop_reason, f"the model {_UNUSABLE[resp.stop_reason]} "
                      f"(stop_reason {resp.stop_reason})")
             return None
-        check = self._check(resp, criterion, notes, job, shown)
+        check = self._check(resp, criterion, notes, job, shown, run)
         review = needs_review(check.problems, REPAIRABLE)
         if (check.analysis is not None and not review) or repaired:
             return self._accept(check, run)
@@ -301,7 +328,7 @@ class Judge:
             run.problems += [*check.problems, problem("llm_error", f"the repair call failed "
                                                       f"({exc.kind}); first answer kept")]
             return check.analysis
-        second = self._check(resp2, criterion, notes, job, shown) if resp2.stop_reason not in (
+        second = self._check(resp2, criterion, notes, job, shown, run) if resp2.stop_reason not in (
             _UNUSABLE) else Check(None, (problem(
                 resp2.stop_reason, f"repair answer ended with {resp2.stop_reason}", "fallback"),))
         if second.analysis is not None:
@@ -316,12 +343,33 @@ class Judge:
         return self._accept(second, run)
 
     def _check(self, resp: LLMResponse, criterion: Criterion, notes: dict[str, str],
-               job: JudgeJob, shown: tuple[str, ...]) -> Check:
+               job: JudgeJob, shown: tuple[str, ...], run: JobJudging) -> Check:
         parsed = parse_response(resp, structured=self.structured)
         if parsed.payload is None:
             return Check(None, parsed.problems)
+        trace = run.trace
+        if trace is not None:  # text found through the tools counts as shown
+            shown = (*shown, *trace.texts())
         check = self._validate(parsed.payload, criterion, notes, job, shown)
-        return Check(check.analysis, (*parsed.problems, *check.problems))
+        more = () if trace is None or check.analysis is None else tuple(
+            check_read(check.analysis, seen_spans(run.excerpts, trace.spans())))
+        return Check(check.analysis, (*parsed.problems, *check.problems, *more))
+
+    async def _turns(self, request: LLMRequest, notes: dict[str, str],
+                     run: JobJudging) -> tuple[LLMResponse, LLMRequest]:
+        """One call, or the tool loop when the job was offered the tools: the model's
+        answer and the request that got it (a repair continues from there)."""
+        if run.trace is None:
+            return await self._call(request, run), request
+        session = run.session
+        return await tool_loop.run(lambda r: self._call(r, run), request, notes, run.trace,
+                                   lambda: (_tokens(session), session.cost))
 
     async def _call(self, request: LLMRequest, run: JobJudging) -> LLMResponse:
         return await run.session.complete(request)
+
+
+def _tokens(session: LLMSession) -> int:
+    u = session.usage
+    return (u.input_tokens + u.output_tokens + u.cache_read_input_tokens
+            + u.cache_creation_input_tokens)

@@ -212,6 +212,9 @@ def repair_request(first: LLMRequest, response: LLMResponse, problems: list[str]
                    if isinstance(b, dict) and b.get("type") == "tool_use"]
     user: Any = [*content, {"type": "text", "text": note}] if content else note
     messages += ({"role": "user", "content": user},)
+    # a conversation that used tools keeps their definitions (the API refuses tool blocks
+    # without them) but may call none now
     return LLMRequest(system=first.system, messages=messages,
-                      max_tokens=max_tokens or first.max_tokens,
+                      max_tokens=max_tokens or first.max_tokens, tools=first.tools,
+                      tool_choice="none" if first.tools else first.tool_choice,
                       output_schema=first.output_schema, labels=first.labels)

@@ -127,7 +127,7 @@ def check_rules(a: JudgeAnalysis, *, n_agents: int, kind: JobKind | None = None,
 def check_pointer_text(a: JudgeAnalysis, notes: Mapping[str, str]
                        ) -> list[ValidationProblem]:
     found: list[ValidationProblem] = []
-    folded = [fold(t) for t in notes.values()]
+    folded = _Folded(notes)  # folded only if a long phrase must be looked up
     usable = 0
     for i, p in enumerate(a.evidence_pointers, 1):
         phrase = fold(p.what_to_look_for).strip(" .\"'")
@@ -140,10 +140,23 @@ def check_pointer_text(a: JudgeAnalysis, notes: Mapping[str, str]
         if len(words) > MAX_PHRASE_WORDS:
             found.append(problem("pointer_not_a_phrase", f"pointer {i}: what_to_look_for has "
                                  f"{len(words)} words, not a short phrase"))
-        elif len(words) >= QUOTE_PHRASE_WORDS and any(phrase in t for t in folded):
+        elif len(words) >= QUOTE_PHRASE_WORDS and folded.contains(phrase):
             found.append(problem("pointer_not_a_phrase", f"pointer {i}: what_to_look_for is "
                                  "copied from a note, not a phrase naming what to check"))
     if usable == 0:
         found.append(problem("no_evidence_pointers", "no usable evidence pointer (1 to 3 "
                              "are required)"))
     return found
+
+
+class _Folded:
+    """The notes folded on first use (a chart of hundreds of notes costs half a second)."""
+
+    def __init__(self, notes: Mapping[str, str]) -> None:
+        self.notes = notes
+        self.texts: list[str] | None = None
+
+    def contains(self, phrase: str) -> bool:
+        if self.texts is None:
+            self.texts = [fold(t) for t in self.notes.values()]
+        return any(phrase in t for t in self.texts)

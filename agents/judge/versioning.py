@@ -17,12 +17,15 @@ from __future__ import annotations
 from agents import framing
 from agents.judge import (
     case,
+    chart_tools,
     gates,
     offline,
     output_schema,
     prompt,
     quotes,
+    read_checks,
     rules,
+    tool_loop,
     typedrift,
     validate,
 )
@@ -42,6 +45,12 @@ TYPEDRIFT_LABEL = "typedrift-v1"
 def prompt_version(settings: Settings, skill: Skill, provider: str, model: str) -> str:
     llm = settings.llm
     structured = llm.structured_output
+    tools = settings.chart_tools
+    # the chart tools change the conversation, so they are part of the version; with every
+    # criterion off (the default) the version is what it was before the tools existed
+    used = tools.mode != "off" or any(m != "off" for m in tools.criteria.values())
+    tool_code = {"tool_loop": source(tool_loop), "chart_tools": source(chart_tools),
+                 "read_checks": source(read_checks)} if used else {}
     sent = {"shared": prompt.skill_text(skill)} | {
         f"criterion:{fid}": prompt.criterion_text(skill, c) for fid, c in skill.criteria.items()}
     return _version(VersionInputs(
@@ -52,11 +61,12 @@ def prompt_version(settings: Settings, skill: Skill, provider: str, model: str) 
         output_schema=output_schema.judge_output_schema() if structured else "sentinel",
         rules={"rules": source(rules), "validate": source(validate), "quotes": source(quotes),
                "schema_code": source(output_schema),
-               "offline": source(offline) if provider == "offline" else ""},
+               "offline": source(offline) if provider == "offline" else ""} | tool_code,
         provider=provider, model=model,
         parameters={"max_tokens": llm.max_tokens, "effort": llm.effort,
                     "structured_output": structured,
-                    "context_budget_chars": llm.context_budget_chars},
+                    "context_budget_chars": llm.context_budget_chars}
+        | ({"chart_tools": tools.model_dump(mode="json")} if used else {}),
         skill=sent))
 
 

@@ -8,6 +8,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from agents.replay.estimate import TOOL_TURNS
 from agents.replay.plan import parse_offsets, parse_since
 from agents.settings import Settings
 from streams.errors import StreamsError
@@ -84,7 +85,10 @@ def dry_run_report(head: str, out: Any, filters: Any) -> str:
     per_call = e.output_tokens // max(1, e.calls)
     lines += [f"  priced for provider {out.provider}, model {out.model}"
               + (f"; routed by llm.criterion_models: {', '.join(routed)}" if routed else ""),
-              f"  to judge: {e.jobs} job(s), {e.calls} model call(s)",
+              f"  to judge: {e.jobs} job(s), {e.calls} model call(s)"
+              + (f" ({e.tool_turns} of them chart-tool turns, a guess of "
+                 f"{TOOL_TURNS} per job offered the tools; at most "
+                 f"JUDGEFLOW_CHART_TOOLS__MAX_CALLS + 1)" if e.tool_turns else ""),
               f"  input tokens: {e.input_tokens} (+ cache write {e.cache_write_tokens}, "
               f"cache read {e.cache_read_tokens}; counted by {e.counted})",
               f"  output tokens: {e.output_tokens}, an estimate ({per_call} per call: "

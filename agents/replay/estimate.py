@@ -13,7 +13,8 @@ results topic when there are any ("calibrated" from real answers), else
 1,500 characters) and a debrief evaluation — capped at ``llm.max_tokens``. The dry run
 says the output is an estimate, and its upper bound (max_tokens per call: the API bills
 only what is generated). Repairs and retries are not foreseen: the estimate is for one
-call per job.
+call per job, plus ``TOOL_TURNS`` turns for a job offered the chart tools (its first
+request defines them), priced live (a batch answers only the first turn).
 """
 
 from __future__ import annotations
@@ -35,6 +36,13 @@ OUTPUT_TOKENS_PER_CALL = {"judge": 400, "debrief": 2500}
 CHARS_PER_TOKEN = 3.5
 #: requests counted exactly before the measured ratio takes over
 EXACT_COUNTS = 200
+#: a job offered the chart tools: model turns after the first (a search, a read; then the
+#: answer is the last of them), each adding a tool result of about this many tokens
+#: (a read is at most 4,000 characters) to what it re-sends; the cached system prefix is
+#: read from the cache on every turn. A fixed guess, documented in docs/chart-tools.md;
+#: the per-cell budget (JUDGEFLOW_CHART_TOOLS__*) bounds the real figure.
+TOOL_TURNS = 2
+TOOL_TURN_TOKENS = 600
 
 
 def output_per_call(worker: str, series: Series | None) -> tuple[int, str]:
@@ -96,6 +104,8 @@ class Estimate:
     output_source: str = ""
     #: llm.max_tokens: what one call's output can reach at most (the dry run says so)
     max_tokens: int = 0
+    #: of ``calls``: the chart-tool turns foreseen (live calls, also under --batch)
+    tool_turns: int = 0
     #: the same figures per model, in the order the models were first priced
     by_model: dict[str, ModelCost] = dataclasses.field(default_factory=dict)
 
@@ -176,11 +186,22 @@ class Estimator:
             self.est.counted = "count_tokens on a sample, then its tokens-per-character ratio"
         usage = TokenUsage(input_tokens=max(0, total - write - read), output_tokens=self.out,
                            cache_read_input_tokens=read, cache_creation_input_tokens=write)
-        usd = cost_usd(usage, model, p.llm, batch=self.batch)
+        self._price(model, p, usage, self.batch)
+        if request.tools:  # the tool turns: live calls, each re-sending the conversation
+            cached = read + write
+            for k in range(1, TOOL_TURNS + 1):
+                grown = usage.input_tokens + k * (TOOL_TURN_TOKENS + self.out)
+                self._price(model, p, TokenUsage(
+                    input_tokens=grown, output_tokens=self.out,
+                    cache_read_input_tokens=cached), False)
+                self.est.tool_turns += 1
+
+    def _price(self, model: str, p: Pricing, usage: TokenUsage, batch: bool) -> None:
+        usd = cost_usd(usage, model, p.llm, batch=batch)
         for e in (self.est, self.est.by_model.setdefault(model, ModelCost())):
             e.calls += 1
             e.input_tokens += usage.input_tokens
-            e.cache_write_tokens += write
-            e.cache_read_tokens += read
-            e.output_tokens += self.out
+            e.cache_write_tokens += usage.cache_creation_input_tokens
+            e.cache_read_tokens += usage.cache_read_input_tokens
+            e.output_tokens += usage.output_tokens
             e.usd += usd

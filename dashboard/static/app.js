@@ -190,6 +190,26 @@ function noteNode(note) {
   return box;
 }
 
+function spanText(span) { return span ? " [" + span[0] + ", " + span[1] + "]" : ""; }
+
+function consultedNode(rows) {  // what the judge searched and read with its chart tools
+  const box = el("details", null, "consulted");
+  box.appendChild(el("summary", "the judge searched and read (" + rows.length + ")"));
+  const list = el("ul");
+  for (const r of rows) {
+    if (r.tool === "search_notes") {
+      const where = r.windows.map((w) => w.note_id + spanText(w.span)).join(", ");
+      list.appendChild(el("li", "searched " + JSON.stringify(r.pattern) + ": " + show(r.hits) + " hit(s)" + (where ? " — shown: " + where : "")));
+    } else if (r.tool === "read_note") {
+      list.appendChild(el("li", "read note " + r.note_id + spanText(r.span)));
+    } else {
+      list.appendChild(el("li", "listed the notes"));
+    }
+  }
+  box.appendChild(list);
+  return box;
+}
+
 function choiceOf(token, agent) {  // the form's choice for a token (+ the agent it blames)
   const choices = (current && current.classifications) || [];
   return choices.find((c) => c.value === token && agent && c.error_agent === agent) ||
@@ -324,6 +344,7 @@ async function openCell(id, tr) {
     if (!data.evidence.length) body.appendChild(el("p", "no evidence pointers", "muted"));
   }
   for (const note of data.notes) body.appendChild(noteNode(note));
+  if (data.consulted && data.consulted.length) body.appendChild(consultedNode(data.consulted));
   if (data.validation.length) {
     const list = el("ul", null, "problems");
     for (const p of data.validation) list.appendChild(el("li", show(p.type) + " (" + show(p.action) + "): " + show(p.message)));

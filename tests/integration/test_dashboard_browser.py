@@ -231,3 +231,26 @@ async def test_the_queue_and_the_form_fit_without_horizontal_scrolling(
     assert widths["queue"] <= widths["queueBox"] and widths["detail"] <= widths["detailBox"]
     assert widths["queueRight"] <= widths["detailLeft"], widths  # side by side
     assert widths["pageHeight"] <= widths["viewHeight"], widths  # the panes scroll, not the page
+
+
+async def test_the_detail_shows_what_the_judge_searched_and_read(
+        page: tuple[Any, Any, str]) -> None:
+    """The chart tools' trace: the searches (pattern, hits, windows) and the reads by note id
+    and span; a planted pattern stays text."""
+    pg, settings, _ = page
+    consulted = [{"tool": "search_notes", "pattern": f"HbA1c|{EVIL}", "hits": 3},
+                 {"tool": "search_notes", "note_id": "n-1", "start": 10, "end": 90},
+                 {"tool": "read_note", "note_id": "n-1", "start": 0, "end": 60},
+                 {"tool": "list_notes"}]
+    await send(settings, settings.topics.judge_jobs, [job("r-tools")])
+    await send(settings, settings.topics.judge_results, [result("r-tools",
+                                                               consulted=consulted)])
+    await pg.wait_for_selector(row("r-tools"))
+    await pg.click(row("r-tools"))
+    await pg.wait_for_selector("#detail:not([hidden]) .consulted")
+    items = await pg.eval_on_selector_all("#detail .consulted li",
+                                          "n => n.map(x => x.textContent)")
+    assert items[0].startswith("searched ") and ": 3 hit(s) — shown: n-1 [10, 90]" in items[0]
+    assert "<script>window.__pwned = 1</script>" in items[0]  # shown as text
+    assert items[1:] == ["read note n-1 [0, 60]", "listed the notes"]
+    assert await pg.evaluate("window.__pwned") is None

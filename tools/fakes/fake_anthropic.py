@@ -251,6 +251,9 @@ class FakeAnthropic:
                 if reply.status in (429, 529) and "retry-after" not in headers and \
                         fake.default_retry_after is not None:
                     headers["retry-after"] = f"{fake.default_retry_after:g}"
+                # set before the client can read the answer (a test reading it right after
+                # its call returns must see it); undone if the answer could not be written
+                received.status = reply.status
                 try:
                     self.send_response(reply.status)
                     self.send_header("content-type", reply.body.content_type if raw
@@ -262,9 +265,8 @@ class FakeAnthropic:
                     self.end_headers()
                     self.wfile.write(data)
                     self.wfile.flush()
-                    received.status = reply.status  # sent (an answer cut off stays 0)
                 except (BrokenPipeError, ConnectionResetError):
-                    pass  # the client gave up (timeout test)
+                    received.status = 0  # the client gave up (timeout test): never answered
 
         return Handler
 

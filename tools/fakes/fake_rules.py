@@ -22,6 +22,7 @@ from typing import Any, Protocol
 from tools.fakes.fake_models import FakeModel as ModelEntry
 from tools.fakes.fake_reply import Reply
 from tools.fakes.fake_tier import Buckets, Tier, retry_after
+from tools.fakes.fake_tool_rules import tool_problem
 
 
 class _Models(Protocol):
@@ -35,6 +36,8 @@ CURRENT = "2026-10-21"
 SAMPLING = ("temperature", "top_p", "top_k")
 CHARS_PER_TOKEN = 3.5
 MAX_BREAKPOINTS = 4
+#: blocks before a breakpoint at which the API looks for a cached prefix (prompt caching docs)
+LOOKBACK = 20
 SECRET = b"fake-anthropic-thinking-signature"
 #: JSON-schema keywords structured outputs and strict tools refuse (the docs' limitations).
 UNSUPPORTED = frozenset({"minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum",
@@ -260,6 +263,8 @@ def validate(body: dict[str, Any], entry: ModelEntry, state: State,
     if (n := _breakpoints(body)) > MAX_BREAKPOINTS:
         return invalid(f"A maximum of {MAX_BREAKPOINTS} blocks with cache_control may be "
                        f"provided. Found {n}.")
+    if (p := tool_problem(body)) is not None:  # tool_use/tool_result pairing
+        return invalid(p)
     return invalid(p) if (p := _thinking_problem(body, state)) is not None else None
 
 
@@ -272,12 +277,27 @@ def _cache_plan(body: dict[str, Any], entry: ModelEntry, state: State
     """(total input, cache read, cache write, prefix hashes to cache); changes nothing."""
     items = segments(body)
     total = estimate(items)
-    marks = [(estimate(items[:i + 1]), hashlib.sha256(
-        (entry.id + json.dumps(items[:i + 1], sort_keys=True)).encode()).hexdigest())
-        for i, s in enumerate(items) if isinstance(s, dict) and "cache_control" in s]
-    eligible = [(t, h) for t, h in marks if t >= entry.min_cache_tokens]
+    # the API matches a prefix by its content, not by where the breakpoints sit, and looks
+    # for a cached prefix at each of the LOOKBACK blocks before a breakpoint: a conversation
+    # that moves its breakpoint to the newest turn reads what the previous turn wrote
+    bare = [{k: v for k, v in i.items() if k != "cache_control"} for i in items]
+
+    def digest(n: int) -> str:
+        return hashlib.sha256((entry.id + json.dumps(bare[:n], sort_keys=True)).encode()
+                              ).hexdigest()
+
+    marks = [(estimate(items[:i + 1]), i) for i, s in enumerate(items)
+             if isinstance(s, dict) and "cache_control" in s]
+    eligible = [(t, digest(i + 1)) for t, i in marks if t >= entry.min_cache_tokens]
+    read = 0
     with state.lock:
-        read = max((t for t, h in eligible if h in state.cache), default=0)
+        for t, i in marks:
+            if t < entry.min_cache_tokens:
+                continue
+            hit = next((j for j in range(i + 1, max(0, i + 1 - LOOKBACK), -1)
+                        if digest(j) in state.cache), None)
+            if hit is not None:
+                read = max(read, estimate(items[:hit]))
     write = max(0, max((t for t, _ in eligible), default=0) - read)
     return total, read, write, [h for _, h in eligible]
 

@@ -49,3 +49,17 @@ def test_a_changed_note_is_read_again(tmp_path: Path) -> None:
     (tmp_path / "charts" / "p001" / "n05.txt").write_text("new note\n")
     notes = store.notes("p001")
     assert notes["n03"] == "MEDICATIONS: none.\n" and notes["n05"] == "new note\n"
+
+
+def test_the_chart_cache_is_bounded_in_characters(tmp_path: Path) -> None:
+    """Large charts are evicted least recently used first once the cache holds more than
+    cache_chars characters; the patient just read always stays."""
+    for p in ("p1", "p2", "p3"):
+        (tmp_path / p).mkdir()
+        (tmp_path / p / "n1.txt").write_text("x" * 400)
+    store = ChartStore(tmp_path, cache_chars=1000)
+    for p in ("p1", "p2", "p3"):
+        assert len(store.notes(p)["n1"]) == 400
+    assert list(store._cache) == ["p2", "p3"] and store._chars == 800
+    tiny = ChartStore(tmp_path, cache_chars=100)
+    assert tiny.notes("p1") and list(tiny._cache) == ["p1"]

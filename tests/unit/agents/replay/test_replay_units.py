@@ -7,11 +7,18 @@ from datetime import UTC, datetime
 
 import pytest
 
+from agents.judge.chart_tools import DEFINITIONS
 from agents.providers.base import LLMRequest, SystemBlock, TokenUsage
 from agents.providers.factory import cost_usd
 from agents.providers.settings import LLMSettings
 from agents.replay.driver import Tally
-from agents.replay.estimate import OUTPUT_TOKENS_PER_CALL, Estimator, output_per_call
+from agents.replay.estimate import (
+    OUTPUT_TOKENS_PER_CALL,
+    TOOL_TURN_TOKENS,
+    TOOL_TURNS,
+    Estimator,
+    output_per_call,
+)
 from agents.replay.plan import group_name, parse_offsets, parse_since
 from agents.replay.run import progress_line
 from streams.errors import StreamsError
@@ -99,3 +106,22 @@ async def test_beyond_the_sample_tokens_come_from_the_measured_ratio() -> None:
         await est.add(LLMRequest(system=(), messages=({"role": "user", "content": "x" * n},)))
     assert counter.calls == 2 and "sample" in est.est.counted
     assert est.est.input_tokens == pytest.approx(5000, rel=0.02)  # 500 + 1000 + ~1500 + ~2000
+
+
+async def test_a_job_offered_the_chart_tools_is_priced_with_its_tool_turns() -> None:
+    """The first turn (batched under --batch), then TOOL_TURNS live turns, each re-sending
+    the conversation grown by a tool result, the cached prefix read from the cache."""
+    llm = LLMSettings(provider="anthropic")
+    req = LLMRequest(system=(SystemBlock("skill", cache=True),),
+                     messages=({"role": "user", "content": "case"},), tools=DEFINITIONS)
+    for batch in (False, True):
+        est = Estimator(Counting(), llm, 100, min_cache_tokens=2048, batch=batch)
+        await est.add(req)
+        e = est.est
+        assert (e.calls, e.tool_turns) == (1 + TOOL_TURNS, TOOL_TURNS)
+        turns = [TokenUsage(500 + k * (TOOL_TURN_TOKENS + 100), 100, 2500, 0)
+                 for k in range(1, TOOL_TURNS + 1)]
+        want = cost_usd(TokenUsage(500, 100, 0, 2500), "claude-sonnet-5-5", llm,
+                        batch=batch) + sum(cost_usd(t, "claude-sonnet-5-5", llm) for t in turns)
+        assert e.usd == pytest.approx(want)
+        assert e.input_tokens == 500 + sum(t.input_tokens for t in turns)
