@@ -9,6 +9,7 @@ import sys
 from agents.replay import cli as replay_cli
 from agents.settings import Settings
 from cli import (
+    audit,
     bench,
     broker,
     compare,
@@ -34,7 +35,7 @@ from streams.settings import LOG_LEVELS
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 #: A feature with a command of its own keeps it in its package (``agents.replay.cli``).
 COMMANDS = (demo, broker, worker, produce, tail, compare, replay_cli, schemas, bench, config,
-            skill, llm, dashboard, kafka)
+            skill, llm, dashboard, kafka, audit)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -15,6 +15,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from dashboard import audit
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
@@ -57,6 +58,15 @@ async def cell(request: web.Request) -> web.Response:
     job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
     key, patient = _cell_of(result), str(result.get("patient_id", ""))
     row = queue_row(state.window, state.decisions, key, state.window.seq(RESULTS, rid), result)
+    pointers = analysis.get("evidence_pointers")
+    quoted = [str(q.get("note_id")) for a in job.get("answers") or () if isinstance(a, dict)
+              for q in a.get("quotes") or () if isinstance(q, dict) and q.get("note_id")]
+    try:  # recorded (acknowledged) before any of the patient's text leaves
+        await audit.record(state, audit.event(request, state, "view_cell", patients=[patient],
+                                              result_id=rid,
+                                              notes=audit.note_spans(pointers, quoted)))
+    except audit.AuditFailed:
+        return audit.withheld()
     return json_response({
         "row": row,
         "criterion": state.criterion_view(str(result.get("field_id", ""))),
@@ -116,6 +126,13 @@ async def save(request: web.Request) -> web.Response:
         except DecisionError as exc:
             return json_response({"error": str(exc)}, exc.status)
         if not retry:
+            try:  # the trail first: a decision that cannot be recorded is not saved
+                await asyncio.shield(audit.record(state, audit.event(
+                    request, state, "decision", patients=[str(result.get("patient_id", ""))],
+                    result_id=req.result_id, adjudication_id=adjudication.adjudication_id)))
+            except audit.AuditFailed:
+                return json_response({"error": "the access audit trail did not acknowledge "
+                                      "the decision: it is not saved; try again"}, 503)
             try:  # shielded: a reviewer who closes the tab mid-save still gets it recorded
                 await asyncio.shield(_write(state, adjudication))
             except WriteFailed:

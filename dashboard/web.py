@@ -16,6 +16,7 @@ from pathlib import Path
 import orjson
 from aiohttp import web
 
+from dashboard.audit import sign_in_middleware
 from dashboard.limits import request_started
 from dashboard.review_api import add_routes
 from dashboard.rows import debrief_cards
@@ -113,7 +114,7 @@ async def events(request: web.Request) -> web.StreamResponse:
 def create_app(state: State) -> web.Application:
     app = web.Application(client_max_size=64 * 1024, middlewares=[
         host_middleware(state.allowed_hosts), request_started(lambda r: state.guard),
-        auth_middleware(state.access)])
+        sign_in_middleware(), auth_middleware(state.access)])
     app[STATE] = state
     app.on_response_prepare.append(add_headers)
     app.router.add_get("/", index)

@@ -39,6 +39,9 @@ class TopicSettings(BaseModel):
     #: Internal, compacted: every paid LLM answer until its result is published
     #: (streams.journal), so that no answer is paid twice.
     llm_journal: str = "judgeflow.llm-journal.v1"
+    #: Append-only access audit trail (schemas.audit): who was shown which patient's text.
+    #: Never compacted; its retention is the operator's (judgeflow creates it unbounded).
+    audit: str = "judgeflow.audit.v1"
 
     @staticmethod
     def dlq(topic: str) -> str:
