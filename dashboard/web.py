@@ -18,6 +18,7 @@ from aiohttp import web
 
 from dashboard.audit import sign_in_middleware
 from dashboard.limits import request_started
+from dashboard.probes import add_probe_routes, probe_middleware
 from dashboard.review_api import add_routes
 from dashboard.rows import debrief_cards
 from dashboard.security import add_headers, host_middleware
@@ -113,8 +114,9 @@ async def events(request: web.Request) -> web.StreamResponse:
 
 def create_app(state: State) -> web.Application:
     app = web.Application(client_max_size=64 * 1024, middlewares=[
-        host_middleware(state.allowed_hosts), request_started(lambda r: state.guard),
-        sign_in_middleware(), auth_middleware(state.access)])
+        probe_middleware(), host_middleware(state.allowed_hosts),
+        request_started(lambda r: state.guard), sign_in_middleware(),
+        auth_middleware(state.access)])
     app[STATE] = state
     app.on_response_prepare.append(add_headers)
     app.router.add_get("/", index)
@@ -127,4 +129,5 @@ def create_app(state: State) -> web.Application:
     app.router.add_get("/api/stats", stats)
     app.router.add_get("/api/health", health)
     app.router.add_get("/events", events)
+    add_probe_routes(app)
     return app

@@ -17,7 +17,7 @@ from pydantic import Field
 
 from schemas.base import BoundedId, Frozen, SafeId
 
-AUDIT_SCHEMA_VERSION = 1
+AUDIT_SCHEMA_VERSION: Literal[1] = 1
 Action = Literal["view_cell", "view_excerpt", "view_note", "decision", "export", "sign_in",
                  "sign_in_refused"]
 
