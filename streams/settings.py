@@ -89,6 +89,8 @@ class Settings(BaseSettings):
     #: Faust web/data directory for worker state (table caches). Never the CWD by default.
     state_dir: Path = Path("var/state")
     log_level: str = "INFO"
+    #: ``text`` (one line per record) or ``json`` (one JSON object per line: streams.logjson)
+    log_format: Literal["text", "json"] = "text"
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -21,7 +21,7 @@ from agents.providers.journal import tombstone
 from agents.transient import LLMUnavailable, is_transient
 from schemas.errors import describe_record
 from schemas.medkit import DebriefRequest
-from streams import limits
+from streams import limits, tracing
 from streams.errors import BadRecord
 from streams.json_depth import depth_reason, too_deep
 from streams.produced import ProducedIds
@@ -65,6 +65,7 @@ class DebriefHandler:
     async def __call__(self, record: Any) -> list[Output]:
         request = parse_request(record.value)
         eid = self.grader.evaluation_id(request.request_id)
+        tracing.annotate(request_id=request.request_id, evaluation_id=eid)
         async with self.produced.claim(eid) as fresh:
             if not fresh:
                 log.info("debrief: evaluation %s already published; skipped", eid[:12])

@@ -33,7 +33,7 @@ from agents.settings import Settings
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.errors import describe_record
 from schemas.skill import load_skill
-from streams import limits, worker_main
+from streams import limits, tracing, worker_main
 from streams.errors import BadRecord
 from streams.journal import open_journal
 from streams.json_depth import depth_reason, too_deep
@@ -75,6 +75,7 @@ def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
         job = decode_job(rec.value)
         if problems := limits.job_problems(job):
             raise BadRecord("oversized", "; ".join(problems))
+        tracing.annotate(job_id=job.job_id, result_id=judge.result_id(job))
         async with ledger.claim(judge.result_id(job)) as fresh:
             if not fresh:
                 log.info("job %s already judged under %s; skipped", job.job_id[:12],
