@@ -15,7 +15,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from dashboard import audit
+from dashboard import access_audit
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
@@ -62,11 +62,11 @@ async def cell(request: web.Request) -> web.Response:
     quoted = [str(q.get("note_id")) for a in job.get("answers") or () if isinstance(a, dict)
               for q in a.get("quotes") or () if isinstance(q, dict) and q.get("note_id")]
     try:  # recorded (acknowledged) before any of the patient's text leaves
-        await audit.record(state, audit.event(request, state, "view_cell", patients=[patient],
-                                              result_id=rid,
-                                              notes=audit.note_spans(pointers, quoted)))
-    except audit.AuditFailed:
-        return audit.withheld()
+        await access_audit.record(state, access_audit.event(
+            request, state, "view_cell", patients=[patient], result_id=rid,
+            notes=access_audit.note_spans(pointers, quoted)))
+    except access_audit.AuditFailed:
+        return access_audit.withheld()
     return json_response({
         "row": row,
         "criterion": state.criterion_view(str(result.get("field_id", ""))),
@@ -127,10 +127,10 @@ async def save(request: web.Request) -> web.Response:
             return json_response({"error": str(exc)}, exc.status)
         if not retry:
             try:  # the trail first: a decision that cannot be recorded is not saved
-                await asyncio.shield(audit.record(state, audit.event(
+                await asyncio.shield(access_audit.record(state, access_audit.event(
                     request, state, "decision", patients=[str(result.get("patient_id", ""))],
                     result_id=req.result_id, adjudication_id=adjudication.adjudication_id)))
-            except audit.AuditFailed:
+            except access_audit.AuditFailed:
                 return json_response({"error": "the access audit trail did not acknowledge "
                                       "the decision: it is not saved; try again"}, 503)
             try:  # shielded: a reviewer who closes the tab mid-save still gets it recorded

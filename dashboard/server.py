@@ -69,7 +69,7 @@ def build_state(settings: Settings, args: argparse.Namespace, access: Access) ->
                   allowed_hosts=allowed_hosts(args.host, args.allowed_host or ()))
     state.window.decided = state.decisions.decided  # pending cells are never dropped
     state.writer = Writer(settings.kafka, settings.topics.adjudications)
-    state.audit = Writer(settings.kafka, settings.topics.audit)  # no trail, no patient text
+    state.audit_trail = Writer(settings.kafka, settings.topics.audit)  # no trail, no patient text
     try:
         skill = load_skill(settings.skill_dir)
         state.criteria, state.edge_cases = dict(skill.criteria), dict(skill.edge_cases)
@@ -113,7 +113,7 @@ async def serve(settings: Settings, state: State, *, host: str, port: int,
             feed.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await feed
-        for writer in (state.writer, state.audit):
+        for writer in (state.writer, state.audit_trail):
             if writer is not None:
                 await writer.close()
         await runner.cleanup()

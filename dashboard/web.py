@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 from aiohttp import web
 
-from dashboard.audit import sign_in_middleware
+from dashboard.access_audit import sign_in_middleware
 from dashboard.limits import request_started
 from dashboard.probes import add_probe_routes, probe_middleware
 from dashboard.review_api import add_routes

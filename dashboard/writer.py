@@ -57,7 +57,7 @@ class Writer:
 
     async def send_record(self, key: bytes, value: bytes) -> None:
         """One record, returned only once the broker acknowledged it (the audit trail's
-        writer, :mod:`dashboard.audit`, is a second ``Writer`` on its own topic)."""
+        writer, :mod:`dashboard.access_audit`, is a second ``Writer`` on its own topic)."""
         try:
             async with asyncio.timeout(self.timeout):
                 async with self._lock:

@@ -18,7 +18,7 @@ from tests.unit.dashboard.audit_sink import RecordedAudit
 
 async def test_probes_need_no_token_and_tell_nothing(tmp_path: Path) -> None:
     state = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(),
-                  access=Access(token="t" * 20), audit=RecordedAudit())
+                  access=Access(token="t" * 20), audit_trail=RecordedAudit())
     c: TestClient = TestClient(TestServer(create_app(state)))  # type: ignore[type-arg]
     await c.start_server()
     try:

@@ -24,7 +24,7 @@ TOKEN = "s3cret-token-0123456789"
 def state(tmp_path: Path) -> State:
     (tmp_path / "p1").mkdir(exist_ok=True)
     (tmp_path / "p1" / "n1.txt").write_text("HbA1c 9.1% today")
-    s = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(), audit=RecordedAudit())
+    s = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(), audit_trail=RecordedAudit())
     s.window.add(RESULTS, {"result_id": "r1", "patient_id": "p1", "status": "flagged",
                            "analysis": {"reasoning": "<b>why</b>", "evidence_pointers": [
                                {"note_id": "n1", "what_to_look_for": "a1c",

@@ -3,7 +3,7 @@
 Serving patient text and recording who was shown it are one step: :func:`record` returns
 only once the broker acknowledged the event (``acks=all``), and raises :class:`AuditFailed`
 otherwise, upon which the handler answers 503 and the text is not sent. Without a trail
-configured (``State.audit`` None) nothing is served either: the page fails closed.
+configured (``State.audit_trail`` None) nothing is served either: the page fails closed.
 
 Who and which sign-in come from the request: the reviewer's pseudonym (never the name), and
 a keyed hash of the session cookie or bearer token (never the credential). What was shown
@@ -91,11 +91,11 @@ def event(request: web.Request, state: State, action: Action, *,
 
 async def record(state: State, audit_event: AuditEvent) -> None:
     """Write ``audit_event`` and wait for the broker's acknowledgement (AuditFailed)."""
-    if state.audit is None:
+    if state.audit_trail is None:
         raise AuditFailed("no audit trail")
     value = orjson.dumps(audit_event.model_dump(mode="json", exclude_none=True))
     try:
-        await state.audit.send_record(audit_event.key.encode(), value)
+        await state.audit_trail.send_record(audit_event.key.encode(), value)
     except WriteFailed:
         raise AuditFailed("not acknowledged") from None
 

@@ -31,7 +31,7 @@ def make_state(tmp_path: Path, fail: bool = False) -> State:
     (tmp_path / "P033" / "n-1.txt").write_text(NOTE)
     s = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(), reviewer_key=KEY,
               access=Access(reviewers={hash_token(ALICE): "alice"}),
-              audit=RecordedAudit(fail=fail))
+              audit_trail=RecordedAudit(fail=fail))
     s.window.add(RESULTS, {"result_id": "r1", "job_id": "j1", "task_id": "t",
                            "patient_id": "P033", "field_id": "f", "kind": "disagreement",
                            "status": "ok", "analysis": {
@@ -52,8 +52,8 @@ async def client(state: State) -> TestClient:  # type: ignore[type-arg]
 
 
 def events(state: State) -> list[dict[str, Any]]:
-    assert isinstance(state.audit, RecordedAudit)
-    return state.audit.events
+    assert isinstance(state.audit_trail, RecordedAudit)
+    return state.audit_trail.events
 
 
 async def test_a_cell_view_records_who_saw_which_notes_and_spans_never_the_text(
