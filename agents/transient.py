@@ -19,8 +19,8 @@ ERROR_TYPE = "llm_unavailable"
 #: ``spend_limit`` and ``billing`` are not retried within a call (waiting a few seconds does
 #: not clear them), but the record itself was never judged: the breaker keeps it until an
 #: operator raised the limit and a probe is answered.
-TRANSIENT_KINDS = frozenset({"rate_limited", "overloaded", "timeout", "connection",
-                             "server_error", "spend_limit", "billing"})
+TRANSIENT_KINDS = frozenset({"rate_limited", "ramp_limited", "overloaded", "timeout",
+                             "connection", "server_error", "spend_limit", "billing"})
 
 
 def is_transient(exc: LLMError) -> bool:

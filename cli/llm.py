@@ -11,7 +11,10 @@ worker would refuse to start.
 ``--provider bedrock|vertex`` (or ``JUDGEFLOW_LLM__PROVIDER``) does the same through Amazon
 Bedrock (InvokeModel or, for the 5.x models, the bedrock-mantle Messages API: the platform
 data says which) or Google Vertex AI with their credential chains, and says what the
-endpoint lacks.
+endpoint lacks. ``--provider local`` (or ``JUDGEFLOW_LLM__PROVIDER=local``) does it against
+the Anthropic-compatible server at ``JUDGEFLOW_LLM__BASE_URL`` (vLLM, Ollama, llama.cpp:
+``JUDGEFLOW_LLM__SERVER``) with the declared model, no Claude key, priced at zero (or the
+models file's prices), and says what the server lacks.
 Exit status: 0 all calls answered, 1 a call failed, 2 the model cannot be used.
 """
 
@@ -29,6 +32,8 @@ from streams.exit_codes import CommandError, ExitCode
 
 KINDS = ("judge", "debrief")
 CLOUDS = ("anthropic", "bedrock", "vertex")
+#: every provider ``llm check`` can check (local: a server inside the hospital)
+PROVIDERS = (*CLOUDS, "local")
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -44,8 +49,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                         "ANTHROPIC_BEDROCK_MANTLE_BASE_URL, ANTHROPIC_VERTEX_BASE_URL "
                         "honoured).")
     c.add_argument("--model", help="check this model instead of JUDGEFLOW_LLM__MODEL")
-    c.add_argument("--provider", choices=CLOUDS, default=None,
-                   help="anthropic (the Claude API), bedrock or vertex (default: "
+    c.add_argument("--provider", choices=PROVIDERS, default=None,
+                   help="anthropic (the Claude API), bedrock, vertex or local (an "
+                   "Anthropic-compatible server at JUDGEFLOW_LLM__BASE_URL) (default: "
                    "JUDGEFLOW_LLM__PROVIDER when it names one of these, else anthropic)")
     c.add_argument("--worker", choices=KINDS, action="append",
                    help="only this worker kind (repeatable; default: both)")
@@ -56,7 +62,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 def run_check(args: argparse.Namespace, settings: Settings) -> int:
     configured = settings.llm.provider
-    provider = args.provider or (configured if configured in CLOUDS else "anthropic")
+    provider = args.provider or (configured if configured in PROVIDERS else "anthropic")
     if provider == "anthropic" and not os.environ.get("ANTHROPIC_API_KEY"):
         if args.provider:  # asked for explicitly: it cannot be checked
             raise CommandError("llm check: --provider anthropic but ANTHROPIC_API_KEY is not "
@@ -138,8 +144,9 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
     try:
         for kind, request in samples(settings, kinds,
                                      structured=bool(facts and facts.structured_outputs)):
+            caching = getattr(getattr(provider, "server", None), "prompt_caching", True)
             for report in await report_cache_prefixes(provider, request, label=kind,
-                                                    log_lines=False):
+                                                    log_lines=False) if caching else ():
                 print(f"  {kind}: cache breakpoint {report.breakpoint}: {report.tokens} tokens "
                       f"{'>=' if report.caches else '<'} {report.minimum}: "
                       f"{'caches' if report.caches else 'NOT cached'}")
@@ -167,6 +174,8 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
 
 
 def _platform_line(provider: Any) -> str:
+    if getattr(provider, "declared", False):
+        return f" (declared) on {provider.server.name} at {provider.base_url}"
     m = getattr(provider, "platform_model", None)
     return "" if m is None else f" as {m.id} ({m.lifecycle} on {provider.name})"
 
@@ -181,6 +190,14 @@ def _lacks(provider: Any) -> list[str]:
         out.append("no Message Batches API: `replay --batch` runs live calls (no discount)")
     if not endpoint.count_tokens:
         out.append("no token counting: cache prefix sizes below are local estimates")
+    if getattr(provider, "declared", False):
+        server = provider.server
+        out.append("no Models API: the model is declared by JUDGEFLOW_LLM__MODEL")
+        if not server.prompt_caching:
+            out.append("no prompt caching: no cache_control is sent")
+        if not server.structured_outputs:
+            out.append("no structured outputs: answers are validated and repaired in code")
+        return out
     if not endpoint.models_api:
         out.append("no Models API: the model's lifecycle comes from judgeflow's platform data")
     return out

@@ -100,8 +100,12 @@ async def record(state: State, audit_event: AuditEvent) -> None:
         raise AuditFailed("not acknowledged") from None
 
 
-def withheld() -> web.Response:
-    return json_response({"error": WITHHELD}, 503)
+def withheld(message: str = WITHHELD) -> web.Response:
+    return json_response({"error": message}, 503)
+
+
+NO_SESSION = ("the access audit trail did not acknowledge this sign-in, so no session is "
+              "given; try again")
 
 
 def sign_in_middleware() -> Middleware:
@@ -121,7 +125,7 @@ def sign_in_middleware() -> Middleware:
             try:
                 await record(state, event(request, state, "sign_in_refused"))
             except AuditFailed:
-                return withheld()
+                return withheld(NO_SESSION)
             raise
         morsel = response.cookies.get(SESSION_COOKIE)
         if morsel is None:
@@ -129,7 +133,7 @@ def sign_in_middleware() -> Middleware:
                 try:
                     await record(state, event(request, state, "sign_in_refused"))
                 except AuditFailed:
-                    return withheld()
+                    return withheld(NO_SESSION)
             return response
         session = state.access.sessions.get(morsel.value)
         name = session.reviewer if session is not None else None
@@ -137,6 +141,6 @@ def sign_in_middleware() -> Middleware:
             await record(state, event(request, state, "sign_in", cookie=morsel.value,
                                       reviewer_name=name or ""))
         except AuditFailed:
-            return withheld()
+            return withheld(NO_SESSION)
         return response
     return audited

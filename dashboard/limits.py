@@ -24,9 +24,11 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 from aiohttp.web_protocol import RequestHandler
 
-REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
-           b"Retry-After: 5\r\nConnection: close\r\nContent-Length: 21\r\n\r\n"
-           b"too many connections\n")
+from dashboard.errors import REFUSAL_BODY, protocol_error
+
+REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
+           b"Retry-After: 5\r\nConnection: close\r\nContent-Length: "
+           + str(len(REFUSAL_BODY)).encode() + b"\r\n\r\n" + REFUSAL_BODY)
 
 
 @dataclass
@@ -75,6 +77,13 @@ class _GuardedHandler(RequestHandler):
     def connection_lost(self, exc: BaseException | None) -> None:
         self.jf_guard.closed(self.jf_transport)
         super().connection_lost(exc)
+
+    def handle_error(self, request: Any, status: int = 500, exc: BaseException | None = None,
+                     message: str | None = None) -> web.StreamResponse:
+        """aiohttp's own answer to a request it could not parse, as JSON (logged as before:
+        the exception type only, :class:`dashboard.security.ServerLogFilter`)."""
+        super().handle_error(request, status, exc, message)  # logs; raises if already sent
+        return protocol_error(status)
 
 
 class Guard:

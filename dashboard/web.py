@@ -17,6 +17,7 @@ import orjson
 from aiohttp import web
 
 from dashboard.access_audit import sign_in_middleware
+from dashboard.errors import json_errors
 from dashboard.limits import request_started
 from dashboard.probes import add_probe_routes, probe_middleware
 from dashboard.review_api import add_routes
@@ -29,6 +30,8 @@ from dashboard.window import CALIBRATION, EVALUATIONS, FILTERS, RESULTS
 
 __all__ = ["State", "create_app"]
 STATIC = Path(__file__).resolve().parent / "static"
+#: The page's own files, fixed at start: nothing else is ever served from the folder.
+STATIC_FILES = frozenset(p.name for p in STATIC.iterdir() if p.is_file() and not p.is_symlink())
 MAX_ROWS = 500
 KEEPALIVE_SECONDS = 15.0
 _json = json_response
@@ -38,6 +41,15 @@ async def index(request: web.Request) -> web.StreamResponse:
     response = web.FileResponse(STATIC / "index.html")
     csrf_cookie(request, response)
     return response
+
+
+async def static(request: web.Request) -> web.StreamResponse:
+    """One of the page's own files; anything else is a 404 (JSON, like every error: a
+    missing file under aiohttp's static route answered an empty octet-stream 404)."""
+    name = request.match_info["name"]
+    if name not in STATIC_FILES:
+        raise web.HTTPNotFound()
+    return web.FileResponse(STATIC / name)
 
 
 async def no_icon(request: web.Request) -> web.Response:
@@ -114,6 +126,7 @@ async def events(request: web.Request) -> web.StreamResponse:
 
 def create_app(state: State) -> web.Application:
     app = web.Application(client_max_size=64 * 1024, middlewares=[
+        json_errors,  # outermost: every error below it answers {"error": ...}
         probe_middleware(), host_middleware(state.allowed_hosts),
         request_started(lambda r: state.guard), sign_in_middleware(),
         auth_middleware(state.access)])
@@ -121,7 +134,7 @@ def create_app(state: State) -> web.Application:
     app.on_response_prepare.append(add_headers)
     app.router.add_get("/", index)
     app.router.add_get("/auth", index)  # answered by the auth middleware
-    app.router.add_static("/static/", STATIC, show_index=False, follow_symlinks=False)
+    app.router.add_get("/static/{name}", static)
     app.router.add_get("/favicon.ico", no_icon)
     app.router.add_get("/api/rows", rows)
     add_routes(app)

@@ -19,6 +19,7 @@ from aiokafka.protocol.api import Request, RequestStruct, Response
 from aiokafka.protocol.types import Array, Boolean, Bytes, Int16, Int32, Schema, String
 
 from streams import kafka_clients
+from streams.any_broker import NODE_FAILURES
 from streams.kafka_access import KafkaAccessError
 from streams.kafka_acls import OPERATION_BITS, WORKERS, Acl, role_acls
 from streams.settings import Settings
@@ -211,10 +212,17 @@ async def _creatable(admin: Any, names: list[str], settings: Settings) -> dict[s
     return {topic: code for topic, code, *_ in response.topic_errors}
 
 
+#: How long a group's coordinator is waited for: a new cluster creates its offsets topic on
+#: first use; a crashed coordinator is replaced once its broker session expires (9 s).
+COORDINATOR_WAIT_SECONDS = 30.0
+
+
 async def _group_ops(admin: Any, group: str) -> tuple[int, int]:
-    """(error code, authorized operations) of ``group``; a new cluster creates its offsets
-    topic on first use, so a coordinator not available yet is waited for (10 s)."""
-    for _ in range(50):
+    """(error code, authorized operations) of ``group``, waiting for its coordinator (not
+    available yet, or unreachable: left "unknown" after :data:`COORDINATOR_WAIT_SECONDS`)."""
+    loop = asyncio.get_running_loop()
+    deadline = loop.time() + COORDINATOR_WAIT_SECONDS
+    while loop.time() < deadline:
         try:
             node = await admin.find_coordinator(group)
         except GroupAuthorizationFailedError:  # FindCoordinator needs Describe on the group
@@ -222,7 +230,11 @@ async def _group_ops(admin: Any, group: str) -> tuple[int, int]:
         except GroupCoordinatorNotAvailableError:
             await asyncio.sleep(0.2)
             continue
-        response = await admin._send_request(_DescribeGroups(group), node)
+        try:
+            response = await admin._send_request(_DescribeGroups(group), node)
+        except NODE_FAILURES:  # a crashed coordinator, until its session expires
+            await asyncio.sleep(0.2)
+            continue
         g = response.groups[0]  # (error_code, group, state, type, protocol, members, operations)
         if g[0] not in _COORDINATOR_NOT_READY:
             return g[0], g[6]

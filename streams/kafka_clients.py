@@ -15,8 +15,10 @@ The embedded broker (noida-db) is recognised by the cluster id it answers with (
 work-arounds applied: the idle fetch backoff (:mod:`streams.fetch_backoff`, it ignores Fetch
 max-wait) and dead-member eviction (:mod:`streams.member_eviction`, it never expires a
 SIGKILLed member). They are never applied to another broker, whatever the settings say.
-Two client fixes apply everywhere: an empty assignment from the group leader is a rejoin
-(:mod:`streams.group_join`), not a dead consumer; a rejected OAUTHBEARER token is a failed
+Three client fixes apply everywhere: an admin request any broker may answer goes to one
+that answers (:mod:`streams.any_broker`), not to a crashed one still in the metadata; an
+empty assignment from the group leader is a rejoin (:mod:`streams.group_join`), not a dead
+consumer; a rejected OAUTHBEARER token is a failed
 login (:mod:`streams.oauthbearer`), not a connection Kafka serves as unauthenticated.
 """
 
@@ -31,6 +33,7 @@ import faust
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
+from streams.any_broker import send_to_any
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.group_join import install_empty_assignment_rejoin
 from streams.kafka_access import ClusterInfo, KafkaAccessError, probe
@@ -138,9 +141,22 @@ class _Producer(_Checked, AIOKafkaProducer):  # type: ignore[misc]
 
 
 class _Admin(_Checked, AIOKafkaAdminClient):  # type: ignore[misc]
+    """Requests any broker may answer go to one that answers (:mod:`streams.any_broker`):
+    a crashed broker still in the metadata must not fail the request."""
+
     def __init__(self, k: KafkaSettings, **options: Any) -> None:
         self._judgeflow_kafka = k
         super().__init__(bootstrap_servers=k.bootstrap_servers, **aiokafka_auth(k), **options)
+
+    async def _send_request(self, request: Any, node_id: int | None = None) -> Any:
+        if node_id is not None:  # a coordinator's or a broker's own request: that node only
+            return await super()._send_request(request, node_id)
+        return await send_to_any(self._client, request, self._request_timeout_ms / 1000)
+
+    async def _send_to_controller(self, request: Any) -> Any:
+        controller = self._client.cluster.controller
+        return await send_to_any(self._client, request, self._request_timeout_ms / 1000,
+                                 prefer=None if controller is None else controller.nodeId)
 
 
 async def _checked(client: Any, k: KafkaSettings) -> None:

@@ -279,6 +279,11 @@ class ConcurrentWorker:
 
     # -- one record ----------------------------------------------------------------
     async def _handle(self, tp: TopicPartition, rec: Any) -> None:
+        # This generation's bookkeeping of the partition. A record still running when its
+        # partition is revoked (past drain_seconds) may finish after the partition came
+        # back; the new generation fetched again from the commit and may not have reached
+        # the offsets below this one, so this record must not move its commit position.
+        owner = self._parts.get(tp)
         try:
             self.metrics.records_in.labels(self.name, rec.topic).inc()
             size = len(rec.value or b"") + len(rec.key or b"")
@@ -295,7 +300,7 @@ class ConcurrentWorker:
             if not await self.publisher.publish(rec, outputs):
                 return  # stopping: left in flight, so never committed past; redelivered
             state = self._parts.get(tp)
-            if state is not None:
+            if state is not None and state is owner:
                 state.in_flight.discard(rec.offset)
                 state.next_commit = max(state.next_commit or 0, rec.offset + 1)
         finally:

@@ -51,6 +51,8 @@ def check_overrides(settings: Settings, skill: Skill) -> None:
             raise AgentsError(f"{where}: no such criterion in the skill; criteria: "
                               f"{', '.join(sorted(skill.criteria))}")
         llm = override_settings(settings, field_id).llm
+        if llm.provider == "local":
+            continue  # a local server's models are declared, not catalogued
         entry = cat.find(llm.model)
         if entry is None:
             raise AgentsError(f"{where}: model {llm.model!r} is not in the model catalogue; "

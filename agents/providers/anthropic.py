@@ -55,6 +55,9 @@ class AnthropicProvider:
     """One per worker process: owns the SDK client and the worker's call budget."""
 
     name = "anthropic"
+    #: The endpoint documents ``diagnostics`` (the Claude API does; platforms and local
+    #: servers say per endpoint, as data).
+    sends_diagnostics = True
 
     def __init__(self, settings: LLMSettings, *, client: Any = None,
                  budget: Budget | None = None, base_url: str | None = None,
@@ -112,7 +115,8 @@ class AnthropicProvider:
     async def complete(self, request: LLMRequest) -> LLMResponse:
         await self._ensure_facts()
         params = self.params(request)
-        key = self.cache_log.key(request) if self.settings.cache_diagnostics else None
+        key = self.cache_log.key(request) \
+            if self.settings.cache_diagnostics and self.sends_diagnostics else None
         if key is not None:
             params["diagnostics"] = {"previous_message_id": self.cache_log.previous(key)}
         self._check_prefixes(request)

@@ -87,6 +87,7 @@ class CloudProvider(AnthropicProvider):
             self.endpoint.client, settings, base_url))
         self.name = key
         self.supports_batches = self.endpoint.batches
+        self.sends_diagnostics = self.endpoint.diagnostics
         self.credentials_hint = cloud_credentials.HINTS[key]
         self._said: set[str] = set()
 

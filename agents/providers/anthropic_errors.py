@@ -4,25 +4,34 @@ Retryability follows the SDK's own rule (``_base_client._should_retry``): an
 ``x-should-retry: true`` / ``false`` header on the answer decides, whatever the status;
 without it 408, 409 (lock timeout: ``conflict``), 429 and 5xx are retried.
 
-Retryable: ``rate_limited`` (429), ``overloaded`` (529), ``server_error`` (5xx, 504
-included), ``timeout`` (408, client timeouts), ``conflict`` (409), ``connection``.
-Permanent: ``bad_request``,
-``auth``, ``not_found``, ``request_too_large`` (413), ``context_window_exceeded`` (400
+Retryable: ``rate_limited`` (429), ``ramp_limited`` (429 ``ramp_limit_exceeded``: usage
+grew faster than the ramp allows; back off for its ``retry-after``), ``overloaded`` (529),
+``server_error`` (5xx, 504 included), ``timeout`` (408, client timeouts), ``conflict``
+(409), ``connection``. Permanent: ``bad_request``, ``auth``, ``not_found``,
+``request_too_large`` (413), ``context_window_exceeded`` (400
 ``model_context_window_exceeded``), and the two that also stop the provider (``HALTING``):
-``spend_limit`` (a 429 whose error says the spend or usage limit is reached: waiting does
-not clear it) and ``billing`` (402).
+``spend_limit`` (a 429 whose ``error_code`` is a spend limit: waiting does not clear it)
+and ``billing`` (402).
+
+The cause is the SDK's ``APIStatusError.error_code`` (anthropic 2.16.0 ``_exceptions.py``:
+``error.details.error_code`` of the body, "branch on it rather than on ``message``"), never
+the message text, whose wording may change. An unknown code is treated as its bare status
+and ``type``, as the SDK advises.
 """
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 import anthropic
 
 from agents.errors import LLMError
 
-_SPEND = re.compile(r"spend(ing)?[ _]limit|usage[ _]limit", re.IGNORECASE)
+#: ``error.details.error_code`` of a 429 that waiting does not clear (the SDK's
+#: ``ContractSpendLimitReachedError`` and ``EnforcedSpendLimitReachedError``).
+SPEND_LIMIT_CODES = frozenset({"contract_spend_limit_reached", "enforced_spend_limit_reached"})
+#: The 429 of a ramp limit (the SDK's ``RampLimitExceededError``): retry after retry-after.
+RAMP_LIMIT_CODE = "ramp_limit_exceeded"
 #: Kinds after which no call can succeed until an operator acts.
 HALTING = frozenset({"spend_limit", "billing"})
 
@@ -38,14 +47,15 @@ def _retry_after(headers: Any) -> float | None:
     return None
 
 
-def _error_detail(exc: anthropic.APIStatusError) -> tuple[str, str]:
-    """(error type, message) from the body ``{"type":"error","error":{...}}``."""
+def _error_detail(exc: anthropic.APIStatusError) -> tuple[str, str, str | None]:
+    """(error type, message, error code) from the body ``{"type":"error","error":{...}}``;
+    the code as the SDK parsed it (``exc.error_code``)."""
     body: dict[str, Any] = exc.body if isinstance(exc.body, dict) else {}
     inner = body.get("error")
     err: dict[str, Any] = inner if isinstance(inner, dict) else body
     kind = str(err.get("type") or exc.type or "error")
-    text = " ".join(str(err.get(k) or "") for k in ("message", "error_code")).strip()
-    return kind, text
+    code = getattr(exc, "error_code", None)
+    return kind, str(err.get("message") or "").strip(), code if isinstance(code, str) else None
 
 
 def classify(exc: Exception) -> LLMError:
@@ -72,8 +82,9 @@ def _classify_status(exc: anthropic.APIStatusError) -> LLMError:
     headers = exc.response.headers
     after = _retry_after(headers)
     verdict = should_retry(headers)
-    etype, text = _error_detail(exc)
-    message = f"HTTP {status}: {etype}" + (f": {text[:200]}" if text else "")
+    etype, text, code = _error_detail(exc)
+    message = (f"HTTP {status}: {etype}" + (f" ({code})" if code else "")
+               + (f": {text[:200]}" if text else ""))
 
     def err(kind: str, retryable: bool, retry_after: float | None = None) -> LLMError:
         if verdict is not None and kind not in HALTING:
@@ -81,8 +92,10 @@ def _classify_status(exc: anthropic.APIStatusError) -> LLMError:
         return LLMError(kind, message, retryable=retryable, retry_after=retry_after,
                         status=status)
 
-    if status == 429 and _SPEND.search(text):
+    if status == 429 and code in SPEND_LIMIT_CODES:
         return err("spend_limit", False)  # waiting does not clear it
+    if status == 429 and code == RAMP_LIMIT_CODE:
+        return err("ramp_limited", True, after)
     if status == 429:
         return err("rate_limited", True, after)
     if status == 529 or etype == "overloaded_error":
@@ -91,7 +104,7 @@ def _classify_status(exc: anthropic.APIStatusError) -> LLMError:
         return err("billing", False)
     if status == 413:
         return err("request_too_large", False)
-    if "model_context_window_exceeded" in f"{etype} {text}":
+    if "model_context_window_exceeded" in f"{etype} {code} {text}":
         return err("context_window_exceeded", False)
     if status in (401, 403):
         return err("auth", False)

@@ -3,8 +3,11 @@
 An operator adds or corrects a model without a release by pointing ``llm.models_file``
 (``JUDGEFLOW_LLM__MODELS_FILE``) at a JSON file of the same shape (``{"models": [...]}``);
 its entries replace the packaged ones with the same id. A dated snapshot id
-(``claude-x-1-20270101``) resolves to its base entry. An unknown model is an error, never
-a default price.
+(``claude-x-1-20270101``: eight digits) resolves to its base entry; a minor version
+(``claude-fable-5-2``) is a model of its own, never a snapshot of ``claude-fable-5``. An
+unknown model is an error, never a default price. A local server's model is *declared*
+(``llm.provider`` ``local``): :func:`declared_entry` prices it at zero, or at the operator's
+models file entry with its id; never at a packaged Claude price.
 """
 
 from __future__ import annotations
@@ -63,6 +66,9 @@ class ModelEntry(Rates):
     tiers: tuple[Tier, ...] = ()
     #: Shortest prefix the API caches; shorter prefixes are silently not cached.
     min_cache_tokens: int = Field(ge=0)
+    #: Read on the official prompt-caching page (False: a third-party figure or one carried
+    #: over from the previous version; the cache-prefix report says it is unconfirmed).
+    min_cache_confirmed: bool = False
     #: Accepts tool_choice "any"/"tool" (the 5.5 models answer 400). Not in the Models API.
     forced_tool_choice: bool = True
     #: The model to move to when this one is deprecated or retired.
@@ -89,7 +95,8 @@ class Catalogue:
         if model in self.entries:
             return self.entries[model]
         for known in sorted(self.entries, key=len, reverse=True):  # dated snapshot ids
-            if model.startswith(known + "-") and model[len(known) + 1:].isdigit():
+            suffix = model[len(known) + 1:]
+            if model.startswith(known + "-") and len(suffix) == 8 and suffix.isdigit():
                 return self.entries[known]
         return None
 
@@ -117,6 +124,12 @@ def _read(path: Path) -> dict[str, ModelEntry]:
 
 
 @cache
+def operator_entries(path: Path) -> dict[str, ModelEntry]:
+    """Only the entries of the operator's models file (no packaged ones)."""
+    return _read(Path(path))
+
+
+@cache
 def load(extra: Path | None = None) -> Catalogue:
     """The packaged catalogue, with ``extra``'s entries added or replacing by id."""
     entries = _read(PACKAGED)
@@ -127,8 +140,25 @@ def load(extra: Path | None = None) -> Catalogue:
 
 def model_entry(llm: LLMSettings, model: str | None = None) -> ModelEntry:
     """The catalogue entry of ``model`` (default: the configured one); raises
-    :class:`UnknownModel` (an :class:`AgentsError`) when it is not known."""
+    :class:`UnknownModel` (an :class:`AgentsError`) when it is not known. A local server's
+    model is declared, not catalogued (:func:`declared_entry`):
+    zero or the operator's prices, never the Claude catalogue's."""
+    if llm.provider == "local":
+        return declared_entry(llm, model)
     return load(llm.models_file).get(model or llm.model)
+
+
+def declared_entry(llm: LLMSettings, model: str | None = None) -> ModelEntry:
+    """A local server's model: the operator's models file entry (configured prices), else
+    zero. The packaged catalogue is never consulted: a local model copied under a Claude
+    name (``ollama cp qwen3 claude-3-5-sonnet``) is still the local model."""
+    name = model or llm.model
+    configured = operator_entries(llm.models_file).get(name) if llm.models_file else None
+    if configured is not None:
+        return configured
+    return ModelEntry(id=name, input=0, output=0, cache_write_5m=0, cache_write_1h=0,
+                      cache_read=0, min_cache_tokens=0, forced_tool_choice=False,
+                      source="declared by JUDGEFLOW_LLM__MODEL (llm.provider local)")
 
 
 def cost_usd(entry: ModelEntry, *, input_tokens: int = 0, output_tokens: int = 0,

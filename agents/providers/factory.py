@@ -1,14 +1,17 @@
 """Choose the provider from settings, and price token usage.
 
 ``make_provider(settings)`` returns the Anthropic provider for ``llm.provider == "anthropic"``,
-the cloud provider (:mod:`agents.providers.anthropic_cloud`) for ``bedrock``/``vertex``
-and :class:`OfflineProvider` otherwise. The offline provider has no model behind it: its
-``complete`` raises a permanent ``LLMError("offline")``; each worker checks
-:func:`is_offline` and runs its own deterministic, documented heuristic instead (the judge:
-:mod:`agents.judge.offline`). That keeps demos and degraded mode free of network calls.
+the cloud provider (:mod:`agents.providers.anthropic_cloud`) for ``bedrock``/``vertex``,
+the local provider (:mod:`agents.providers.anthropic_local`: vLLM, Ollama, llama.cpp at
+``llm.base_url``, a declared model) for ``local`` and :class:`OfflineProvider` otherwise.
+The offline provider has no model behind it: its ``complete`` raises a permanent
+``LLMError("offline")``; each worker checks :func:`is_offline` and runs its own
+deterministic, documented heuristic instead (the judge: :mod:`agents.judge.offline`). That
+keeps demos and degraded mode free of network calls.
 
 Prices come from the model catalogue (:mod:`agents.providers.catalogue`). The configured
 model must be in it: :func:`make_provider` refuses an unknown one at start (no default price).
+A local server's model is declared instead: zero, or the operator's models-file prices.
 """
 
 from __future__ import annotations
@@ -68,6 +71,10 @@ def make_provider(settings: _WithLLM, *, base_url: str | None = None,
 
         model_entry(settings.llm)
         return CloudProvider(settings.llm, settings.llm.provider, base_url=base_url)
+    if settings.llm.provider == "local":
+        from agents.providers.anthropic_local import LocalProvider
+
+        return LocalProvider(settings.llm, base_url=base_url)
     return OfflineProvider()
 
 
@@ -90,7 +97,8 @@ def cost_usd(usage: TokenUsage, model: str, llm: LLMSettings, *, batch: bool = F
     if model == OFFLINE_MODEL or usage == TokenUsage():
         return 0.0  # nothing was paid (offline, or settled in code: type drift)
     cat = catalogue.load(llm.models_file)
-    entry = cat.find(model)
+    # a local server's answers are priced as its declared model, never as a Claude model
+    entry = model_entry(llm) if llm.provider == "local" else cat.find(model)
     if entry is None:
         if model not in _warned:
             _warned.add(model)

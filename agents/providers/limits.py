@@ -31,6 +31,9 @@ from agents.providers.pacing import Cost, Pacer
 
 log = logging.getLogger(__name__)
 T = TypeVar("T")
+#: Answers that slow every request of the worker (the shared cool-down), not just this one:
+#: a ramp limit caps how fast usage grows, so a retry of the same call alone would not help.
+COOLING_KINDS = frozenset({"rate_limited", "ramp_limited", "overloaded"})
 Clock = Callable[[], float]
 
 
@@ -124,7 +127,7 @@ async def call_with_retries(budget: Budget, call: Callable[[float], Awaitable[T]
             raise LLMError("timeout", f"no answer within the {policy.deadline_seconds:g}s "
                            "deadline", retryable=True) from None
         except LLMError as exc:
-            if exc.kind in ("rate_limited", "overloaded") and exc.status is not None:
+            if exc.kind in COOLING_KINDS and exc.status is not None:
                 budget.cooldown.trip(policy.backoff(attempt, exc.retry_after))
             if not exc.retryable or attempt >= policy.max_attempts:
                 raise

@@ -69,6 +69,9 @@ class Endpoint(BaseModel):
     batches: bool
     count_tokens: bool
     models_api: bool
+    #: Documents the Claude API's ``diagnostics`` body field (cache-miss reasons); where it
+    #: does not, the field is not sent (an undocumented key may be refused).
+    diagnostics: bool = False
     docs: tuple[str, ...] = ()
 
 

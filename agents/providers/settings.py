@@ -9,7 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, TypedDict
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, SecretStr
 
 
 class CriterionModel(BaseModel):
@@ -25,8 +25,16 @@ class LLMSettings(BaseModel):
     #: ``anthropic`` (the Claude API), ``bedrock`` (Amazon Bedrock through the SDK's
     #: AnthropicBedrockMantle client for the 5.x models, AnthropicBedrock for the
     #: ARN-versioned ones: platforms.json says which), ``vertex`` (Google Vertex AI,
-    #: AnthropicVertex), ``offline``.
-    provider: Literal["anthropic", "bedrock", "vertex", "offline"] = "offline"
+    #: AnthropicVertex), ``local`` (an Anthropic-compatible server inside the hospital:
+    #: vLLM, Ollama, llama.cpp, at ``base_url``), ``offline``.
+    provider: Literal["anthropic", "bedrock", "vertex", "local", "offline"] = "offline"
+    #: ``local``: the server's address (``http://127.0.0.1:8000``, without ``/v1``).
+    base_url: str | None = None
+    #: ``local``: which server kind answers (agents/providers/servers.json: what it accepts).
+    server: Literal["vllm", "ollama", "llamacpp", "generic"] = "generic"
+    #: ``local``: the server's own key (vLLM/llama.cpp ``--api-key``), sent as a bearer
+    #: token; unset: no credential at all (never the Claude API's key).
+    local_api_key: SecretStr | None = None
     #: Cloud region: Bedrock (default: the AWS chain, ``AWS_REGION``/profile) or Vertex
     #: (default: ``CLOUD_ML_REGION``; ``global``, ``us``, ``eu`` or a region).
     region: str | None = None

@@ -53,6 +53,9 @@ async def report_cache_prefixes(provider: Any, request: LLMRequest, *, label: st
     False: only return them, for a caller that prints them itself, e.g. ``llm check``).
     Never raises (a count that fails is logged at DEBUG: this is diagnostics, not a gate)."""
     minimum = provider.entry.min_cache_tokens if provider.entry is not None else 0
+    #: an unconfirmed catalogue minimum is said as such: the verdict may be wrong
+    which = "minimum" if provider.entry is None or provider.entry.min_cache_confirmed \
+        else "minimum, unconfirmed"
     worker = label or request.labels.get("worker", "llm")
     out: list[PrefixReport] = []
     for i, block in enumerate(request.system):
@@ -72,12 +75,12 @@ async def report_cache_prefixes(provider: Any, request: LLMRequest, *, label: st
         if not log_lines:
             continue
         if report.caches:
-            log.info("%s: cache breakpoint %d: prefix %d tokens >= %d (%s minimum): caches",
-                     worker, report.breakpoint, tokens, minimum, provider.model)
+            log.info("%s: cache breakpoint %d: prefix %d tokens >= %d (%s %s): caches",
+                     worker, report.breakpoint, tokens, minimum, provider.model, which)
         else:
-            log.warning("%s: cache breakpoint %d: prefix %d tokens < %d (%s minimum): the API "
+            log.warning("%s: cache breakpoint %d: prefix %d tokens < %d (%s %s): the API "
                         "will NOT cache it", worker, report.breakpoint, tokens, minimum,
-                        provider.model)
+                        provider.model, which)
     return out
 
 
@@ -116,6 +119,9 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
     entry = model_entry(llm, provider.model)  # UnknownModel is an AgentsError
     if getattr(provider, "platform_model", None) is not None:
         provider.check_lifecycle(today, origin)  # a cloud platform keeps its own schedule
+        return
+    if getattr(provider, "declared", False):
+        provider.check_declared(origin)  # a local server's model: declared, not looked up
         return
     try:
         facts = await provider.load_facts()

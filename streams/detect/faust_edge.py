@@ -21,6 +21,7 @@ from schemas.skill import Skill
 from streams import limits
 from streams.detect.backlog import SettleGate, tick_mark
 from streams.detect.batch import Batch
+from streams.detect.commit_guard import guard_commits
 from streams.detect.native import choose_core, core_name
 from streams.detect.partition_batches import PartitionBatches
 from streams.detect.processor import DetectProcessor
@@ -69,6 +70,10 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     timer = SettleTimer(app, settings, store, gate, ticks, metrics)
     app.on_partitions_revoked.connect(timer.forget_marks)
     app.on_partitions_assigned.connect(timer.forget_marks)
+    # no commit past offsets being read again (streams/detect/commit_guard.py); the consumer
+    # exists once partitions are assigned, before its first commit
+    app.on_partitions_assigned.connect(
+        lambda *_, **__: guard_commits(app.consumer, t.agent_answers, gate))
 
     async def flush(batch: Batch) -> None:
         """Send the batch's outputs, then write each changed cell once (to the changelog

@@ -118,6 +118,8 @@ class BreakerWatch(threading.Thread):
         self.seen: set[float] = set()
         self.lag_seen = False
         self.reused = 0.0
+        #: reasons ``judgeflow_llm_halted`` was seen at 1 for (spend_limit, billing)
+        self.halted: set[str] = set()
         self.done = threading.Event()
 
     def run(self) -> None:
@@ -133,16 +135,20 @@ class BreakerWatch(threading.Thread):
                     self.seen.add(float(line.split()[-1]))
                 if line.startswith("judgeflow_consumer_lag{"):
                     self.lag_seen = True
+                if line.startswith("judgeflow_llm_halted{") and line.endswith(" 1.0"):
+                    self.halted.add(line.split('reason="')[1].split('"')[0])
                 if line.startswith("judgeflow_llm_calls_total{") and 'status="reused"' in line:
                     self.reused = max(self.reused, float(line.split()[-1]))
 
 
 def outage_run(name: str, settings: Settings, tmp_path: Path, fake: FakeAnthropic,
                out_topic: str, n: int, first: int,
-               started: threading.Event | None = None) -> dict[str, Any]:
+               started: threading.Event | None = None,
+               outage: Reply | None = None) -> dict[str, Any]:
     """Run worker ``name``; once ``first`` outputs exist (or ``started`` is set: the fake
-    began the outage itself), an outage of OUTAGE seconds; then wait for ``n`` outputs.
-    Returns the outputs, dead letters, states seen and timings."""
+    began the outage itself), an outage of OUTAGE seconds (every request answered with
+    ``outage``, default a 529); then wait for ``n`` outputs. Returns the outputs, dead
+    letters, states seen and timings."""
     port = free_port()
     s = settings.model_copy(update={"metrics_port": port})
     env = {"ANTHROPIC_API_KEY": "test", "ANTHROPIC_BASE_URL": fake.base_url}
@@ -159,7 +165,7 @@ def outage_run(name: str, settings: Settings, tmp_path: Path, fake: FakeAnthropi
         else:
             asyncio.run(collect(s.kafka.bootstrap_servers, out_topic, until=first, timeout=60,
                                 quiet=0))
-            fake.outage = Reply.error(529)
+            fake.outage = outage or Reply.error(529)
         started = time.monotonic()
         time.sleep(OUTAGE)
         fake.outage = None
@@ -171,7 +177,7 @@ def outage_run(name: str, settings: Settings, tmp_path: Path, fake: FakeAnthropi
         log = proc.log_text()
     watch.done.set()
     return {"out": values(out), "dead": dead, "states": watch.seen, "lag": watch.lag_seen,
-            "reused": watch.reused,
+            "reused": watch.reused, "halted": watch.halted,
             "recovered_s": recovered, "log": log}
 
 
@@ -200,6 +206,31 @@ def test_judge_outage_pauses_and_resumes_without_dead_letters_or_double_pay(
     assert got["lag"]
     assert got["reused"] >= 1  # the paid first answer of the job cut off at its repair
     assert repaid == 0, got["log"][-3000:]
+
+
+def test_a_spend_limit_halts_the_judge_until_it_is_raised(bootstrap: str,
+                                                          tmp_path: Path) -> None:
+    """A contract spend limit whose message says nothing about spending (only
+    ``error.details.error_code`` does): the worker halts (gauge 1, one ERROR line naming the
+    code), dead-letters nothing, and resumes by itself once the limit is raised."""
+    settings = judge_settings(bootstrap, tmp_path, llm=LLM)
+    asyncio.run(ensure_topics(settings))
+    jobs = [tagged_job(i) for i in range(8)]
+    asyncio.run(produce(bootstrap, settings.topics.judge_jobs, [record(j) for j in jobs]))
+    limit = Reply.spend_limit("contract_spend_limit_reached", message="Request not allowed.")
+    with FakeAnthropic(latency=0.2) as fake:
+        fake.responder = lambda body: Reply.message(text=json.dumps(GOOD))
+        got = outage_run("judge", settings, tmp_path, fake, settings.topics.judge_results,
+                         len(jobs), first=2, outage=limit)
+        refused = sum(r.status == 429 for r in fake.message_requests())
+    paused = [line for line in got["log"].splitlines() if "LLM calls paused" in line]
+    print(f"spend limit {OUTAGE:g}s: 429s {refused}, halted {sorted(got['halted'])}, "
+          f"paused lines {len(paused)}, dead letters {len(got['dead'])}")
+    assert refused > 0 and got["halted"] == {"spend_limit"}, got["log"][-3000:]
+    assert len(paused) == 1 and "contract_spend_limit_reached" in paused[0], paused
+    assert "resumed" in got["log"]
+    assert len(got["dead"]) == 0, got["log"][-3000:]
+    assert Counter(r["job_id"] for r in got["out"]) == Counter(j.job_id for j in jobs)
 
 
 def test_debrief_outage_pauses_and_resumes_without_dead_letters(bootstrap: str,

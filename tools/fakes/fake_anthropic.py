@@ -52,7 +52,9 @@ independently of our catalogue):
 * Every answer carries ``request-id`` and ``anthropic-ratelimit-*`` headers (the buckets
   after the answer's output was charged); 429 and 529 carry ``retry-after``
   (``default_retry_after`` seconds unless the reply sets one); error bodies are
-  ``{"type": "error", "error": {"type": ..., "message": ...}, "request_id": ...}``.
+  ``{"type": "error", "error": {"type": ..., "message": ...}, "request_id": ...}``, with
+  ``error.details.error_code`` when the reply names a cause (``Reply.spend_limit()``,
+  ``Reply.ramp_limit()``): where the SDK reads ``APIStatusError.error_code`` from.
 
 Run standalone (for worker subprocesses / benchmarks)::
 

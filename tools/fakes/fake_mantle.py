@@ -31,7 +31,7 @@ from __future__ import annotations
 from typing import Any
 
 from tools.fakes.fake_anthropic import Reply
-from tools.fakes.fake_platforms import BEARER, FakeBedrock
+from tools.fakes.fake_platforms import BEARER, FakeBedrock, undocumented
 
 PREFIX = "/anthropic"
 ROUTES = ("/v1/messages", "/v1/messages/count_tokens")
@@ -66,6 +66,8 @@ class FakeBedrockMantle(FakeBedrock):
         if "anthropic_version" in body:
             return self.error(400, "ValidationException", "anthropic_version is not a body "
                               "field on bedrock-mantle: send the anthropic-version header")
+        if route == "/v1/messages" and undocumented(body):
+            return self.error(400, "ValidationException", str(undocumented(body)))
         problem, model = self._model(str(body.get("model")))
         if problem is not None:
             return problem

@@ -57,9 +57,21 @@ _VERTEX = re.compile(r"^/v1/projects/([^/]+)/locations/([^/]+)/publishers/anthro
                      r"([^/:]+):rawPredict$")
 
 
+#: Claude API body fields the platforms do not document (the cache-diagnostics page names
+#: the Claude API only): refused the way Bedrock refuses any unknown key.
+UNDOCUMENTED = ("diagnostics",)
+
+
+def undocumented(body: dict[str, Any]) -> str | None:
+    extra = [k for k in UNDOCUMENTED if k in body]
+    return f"extraneous key [{extra[0]}] is not permitted" if extra else None
+
+
 def _body_problems(body: dict[str, Any], version: str) -> str | None:
     if "model" in body:
         return "extraneous key [model] is not permitted (the model is named in the URL)"
+    if undocumented(body):
+        return undocumented(body)
     if body.get("anthropic_version") != version:
         return f"anthropic_version must be {version!r}"
     return None

@@ -57,13 +57,20 @@ class Reply:
             headers["retry-after"] = f"{retry_after:g}"
         error: dict[str, Any] = {"type": error_type or kinds.get(status, "api_error"),
                                  "message": message}
-        if error_code:
-            error["error_code"] = error_code
+        if error_code:  # where the API puts it and the SDK reads it (``exc.error_code``)
+            error["details"] = {"error_code": error_code}
         return cls(status, {"type": "error", "error": error}, headers, delay)
 
     @classmethod
-    def spend_limit(cls) -> Reply:
-        """The 429 that waiting does not clear."""
-        return cls.error(429, message="You have reached your organization's monthly spend "
-                         "limit. Raise it in the Claude Console to continue.",
-                         error_code="enforced_spend_limit_reached")
+    def spend_limit(cls, code: str = "enforced_spend_limit_reached",
+                    message: str = "Request not allowed.") -> Reply:
+        """The 429 that waiting does not clear (``enforced_spend_limit_reached``: the tier's
+        monthly limit; ``contract_spend_limit_reached``: the contract's). The message is
+        deliberately bland: the code, not the wording, says what happened."""
+        return cls.error(429, message=message, error_code=code)
+
+    @classmethod
+    def ramp_limit(cls, retry_after: float = 0.01) -> Reply:
+        """The 429 of a ramp limit (usage grew too fast): retry after ``retry-after``."""
+        return cls.error(429, retry_after=retry_after, message="Request not allowed.",
+                         error_code="ramp_limit_exceeded")

@@ -13,7 +13,8 @@ from prometheus_client import generate_latest
 
 from agents.errors import AgentsError, LLMError
 from agents.providers.anthropic import AnthropicProvider
-from agents.providers.base import LLMRequest, SystemBlock
+from agents.providers.base import LLMRequest, SystemBlock, TokenUsage
+from agents.providers.factory import cost_usd
 from agents.providers.settings import LLMSettings
 from agents.providers.startup import Origin, check_model, check_provider, report_cache_prefixes
 from streams.metrics import Metrics
@@ -49,8 +50,13 @@ def provider(fake: FakeAnthropic, **over: object) -> AnthropicProvider:
 
 
 @pytest.mark.parametrize(("reply", "kind", "retryable"), [
+    # the cause is the SDK's error_code (error.details.error_code), never the message text
     (Reply.spend_limit(), "spend_limit", False),
-    (Reply.error(429, message="Your API usage limits have been reached"), "spend_limit", False),
+    (Reply.spend_limit("contract_spend_limit_reached"), "spend_limit", False),
+    (Reply.error(429, message="Your monthly spend limit has been reached"), "rate_limited",
+     True),
+    (Reply.error(429, message="m", error_code="some_future_code"), "rate_limited", True),
+    (Reply.ramp_limit(), "ramp_limited", True),
     (Reply.error(402, message="credit balance too low"), "billing", False),
     (Reply.error(413, message="request exceeds the maximum size"), "request_too_large", False),
     (Reply.error(400, message="prompt is too long: model_context_window_exceeded"),
@@ -103,6 +109,34 @@ async def test_a_spend_limit_halts_without_retries_until_an_answer_clears_it(
     assert f"{halted} 0.0" in generate_latest(metrics.registry).decode()
 
 
+async def test_a_contract_spend_limit_without_telling_words_halts_too(
+        fake: FakeAnthropic, caplog: pytest.LogCaptureFixture) -> None:
+    """The message says nothing about spending: only error.details.error_code does."""
+    metrics = Metrics.create()
+    p = provider(fake)
+    await check_provider(p, p.settings, metrics)
+    fake.enqueue(Reply.spend_limit("contract_spend_limit_reached", message="Not allowed."))
+    with pytest.raises(LLMError) as err:
+        await p.complete(REQUEST)
+    assert err.value.kind == "spend_limit" and "contract_spend_limit_reached" in str(err.value)
+    # the fake's body is the real shape: the SDK itself picks its class from the code
+    assert type(err.value.__cause__).__name__ == "ContractSpendLimitReachedError"
+    assert len(fake.message_requests()) == 1
+    [line] = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
+    assert "spend_limit" in line and "contract_spend_limit_reached" in line
+    halted = 'judgeflow_llm_halted{provider="anthropic",reason="spend_limit"}'
+    assert f"{halted} 1.0" in generate_latest(metrics.registry).decode()
+
+
+async def test_a_ramp_limit_backs_off_and_is_answered(fake: FakeAnthropic) -> None:
+    fake.enqueue(Reply.ramp_limit(retry_after=0.05), Reply.message(text="ok"))
+    p = provider(fake)
+    resp = await p.complete(REQUEST)
+    assert resp.attempts == 2 and p.halted is None
+    first, second = fake.message_requests()
+    assert second.at - first.at >= 0.05  # waited out the retry-after before the retry
+
+
 async def test_thinking_blocks_are_kept_verbatim(fake: FakeAnthropic) -> None:
     fake.enqueue(Reply.message(tool_use={"name": "t", "input": {"a": 1}}))
     resp = await provider(fake).complete(REQUEST)
@@ -145,6 +179,17 @@ async def test_start_up_refuses_unknown_and_retired_models(fake: FakeAnthropic, 
     p.model = model
     with pytest.raises(AgentsError, match=error):
         await check_model(p, p.settings)
+
+
+@pytest.mark.parametrize("model", ["claude-fable-5-2", "claude-mythos-5-2"])
+async def test_the_5_2_models_start_and_are_priced_as_themselves(
+        fake: FakeAnthropic, model: str) -> None:
+    p = provider(fake, model=model)
+    await check_model(p, p.settings)  # Mythos 5.2 used to stop the worker: not catalogued
+    resp = await p.complete(REQUEST)
+    assert resp.model == model
+    usage = TokenUsage(input_tokens=1_000_000, output_tokens=1_000_000)
+    assert cost_usd(usage, resp.model, p.settings) == pytest.approx(8.0 + 40.0)
 
 
 async def test_start_up_refuses_a_model_the_api_does_not_know(fake: FakeAnthropic) -> None:

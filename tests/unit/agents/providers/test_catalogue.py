@@ -26,6 +26,9 @@ USAGE = {"input_tokens": 1_000_000, "output_tokens": 200_000, "cache_read": 3_00
     ("claude-haiku-4-5", "5m", False, 1.0 + 1.0 + 0.30 + 0.625),
     ("claude-haiku-4-5", "1h", True, (1.0 + 1.0 + 0.30 + 1.00) / 2),
     ("claude-fable-5-1", "5m", False, 10.0 + 10.0 + 0.75 + 6.25),
+    # 5.2: $8/$40, reads $0.20, writes $10/$16 (its own price, not Fable 5's $10/$50)
+    ("claude-fable-5-2", "5m", False, 8.0 + 8.0 + 0.60 + 5.0),
+    ("claude-mythos-5-2", "1h", False, 8.0 + 8.0 + 0.60 + 8.0),
     ("claude-sonnet-4-6", "5m", False, 3.0 + 3.0 + 0.90 + 1.875),
     ("claude-opus-4-8", "5m", False, 5.0 + 5.0 + 1.50 + 3.125),
     # Haiku 5.5: this usage is a 4.5M-token prompt, over 100K: every rate is the long one
@@ -74,8 +77,22 @@ def test_dated_snapshots_resolve_and_unknown_models_are_an_error() -> None:
     cat = catalogue.load()
     assert cat.get("claude-sonnet-5-5-20261001").id == "claude-sonnet-5-5"
     assert cat.find("claude-sonnet-5-5-preview") is None
+    # a minor version is a model of its own, never a "dated" Fable 5
+    assert cat.get("claude-fable-5-2").id == "claude-fable-5-2"
+    without = catalogue.Catalogue({k: v for k, v in cat.entries.items()
+                                   if k != "claude-fable-5-2"})
+    assert without.find("claude-fable-5-2") is None
+    assert without.get("claude-fable-5-20261109").id == "claude-fable-5"
     with pytest.raises(UnknownModel, match="'claude-nope' is not in the model catalogue"):
         cat.get("claude-nope")
+
+
+def test_cache_minimums_not_read_on_the_official_page_are_marked_unconfirmed() -> None:
+    data = json.loads(catalogue.PACKAGED.read_text())["models"]
+    assert all("min_cache_confirmed" in m for m in data)  # said, not defaulted
+    for m in data:
+        if not m["min_cache_confirmed"]:
+            assert "min_cache_tokens unconfirmed" in m.get("note", ""), m["id"]
 
 
 def test_an_operator_file_adds_and_overrides_models(tmp_path: Path) -> None:

@@ -107,6 +107,9 @@ INVOKE_REFUSALS = [
     (f"/model/{MODEL}/invoke", {k: v for k, v in GOOD.items() if k != "anthropic_version"},
      "bearer", 400, "anthropic_version must be"),
     ("/model/anthropic.claude-nope-v1:0/invoke", GOOD, "bearer", 400, "model identifier"),
+    # the Claude API's cache diagnostics are not documented on Bedrock
+    (f"/model/{MODEL}/invoke", {**GOOD, "diagnostics": {"previous_message_id": None}},
+     "bearer", 400, "[diagnostics] is not permitted"),
     ("/v1/messages", {**GOOD, "model": "claude-haiku-4-5"}, "bearer", 404, "unknown operation"),
 ]
 
@@ -117,6 +120,8 @@ INVOKE_REFUSALS = [
     ({"region": "europe-west1"}, 404, "NOT_FOUND"),
     ({"body": {"model": "claude-haiku-4-5@20251001"}}, 400, "[model] is not permitted"),
     ({"body": {"anthropic_version": "2026-10-21"}}, 400, "anthropic_version must be"),
+    ({"body": {"diagnostics": {"previous_message_id": None}}}, 400,
+     "[diagnostics] is not permitted"),
 ])
 def test_the_vertex_fake_rejects_what_vertex_rejects(
         monkeypatch: pytest.MonkeyPatch, tmp_path: Path, change: dict[str, Any], status: int,
@@ -324,6 +329,8 @@ MANTLE_REFUSALS = [
      "model identifier is invalid"),
     ("/anthropic/v1/messages", {**MANTLE_BODY, "temperature": 0.0}, KEY, 400,
      "temperature"),
+    ("/anthropic/v1/messages", {**MANTLE_BODY, "diagnostics": {"previous_message_id": None}},
+     KEY, 400, "[diagnostics] is not permitted"),
     ("/anthropic/v1/messages/batches", {"requests": []}, KEY, 404, "unknown operation"),
     ("/anthropic/v1/models/anthropic.claude-sonnet-5-5", {}, KEY, 404, "unknown operation"),
     # a 5.x model is not on InvokeModel

@@ -1,0 +1,125 @@
+"""Models that stay inside: an Anthropic-compatible server (vLLM, Ollama, llama.cpp) through
+the same SDK (``llm.provider`` ``local``).
+
+Everything else is the Anthropic provider's (retries, pacing, error kinds, accounting); what
+differs is data (:mod:`agents.providers.local_servers`):
+
+* the address is ``llm.base_url``; the model is declared by ``llm.model`` (no catalogue
+  entry, no Models API call): priced at zero, or at the operator's models file entry;
+* no Claude credential ever travels: the client gets an explicit credential (the server's
+  own ``llm.local_api_key`` as a bearer token) or none, with the ``Authorization`` header
+  omitted, so the SDK never reads ``ANTHROPIC_API_KEY`` or a profile for this server;
+* what the server lacks is not sent: ``cache_control`` (no prompt caching), ``tool_choice``
+  (Ollama), ``diagnostics``, ``output_config.format`` (structured outputs: validated and
+  repaired in code, as for any model without them), ``output_config.effort`` and
+  ``thinking`` (a declared model has neither); no count_tokens -> prefix sizes are
+  estimated (3.5 characters a token); no batches -> ``replay --batch`` runs live calls.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import anthropic
+
+from agents.errors import AgentsError, LLMError
+from agents.providers import catalogue, local_servers
+from agents.providers.anthropic import AnthropicProvider
+from agents.providers.base import LLMRequest
+from agents.providers.limits import Budget
+from agents.providers.settings import LLMSettings
+
+log = logging.getLogger(__name__)
+
+
+def make_client(llm: LLMSettings, base_url: str) -> Any:
+    key = llm.local_api_key.get_secret_value() if llm.local_api_key else None
+    # an explicit credential (even "none") keeps the SDK from reading the Claude API's key,
+    # a profile or a federation token from the environment for this server
+    headers: dict[str, Any] = {} if key else {"Authorization": anthropic.Omit()}
+    return anthropic.AsyncAnthropic(auth_token=key or "", base_url=base_url,
+                                    default_headers=headers,
+                                    max_retries=llm.sdk_max_retries,
+                                    timeout=llm.deadline_seconds)
+
+
+class LocalProvider(AnthropicProvider):
+    """The Anthropic provider, pointed at a server inside the hospital."""
+
+    #: check_model: the model is declared, not looked up (no Models API, no catalogue)
+    declared = True
+    supports_batches = False
+
+    def __init__(self, settings: LLMSettings, *, client: Any = None,
+                 budget: Budget | None = None, base_url: str | None = None) -> None:
+        url = base_url or settings.base_url
+        if not url:
+            raise AgentsError("llm.provider local needs the server's address: set "
+                              "JUDGEFLOW_LLM__BASE_URL (e.g. http://127.0.0.1:8000)")
+        self.server = local_servers.server(settings.server)
+        super().__init__(settings, budget=budget, client=client or make_client(settings, url))
+        self.name = "local"
+        self.base_url = url
+        self.entry = declared = catalogue.declared_entry(settings)
+        self.declared_entry = declared
+        self.facts = local_servers.local_facts(settings.model, settings.server)
+        #: what ``llm check`` reports the server lacks (the cloud endpoints' shape)
+        self.endpoint = self.server
+        self.sends_diagnostics = self.server.diagnostics
+
+    def params(self, request: LLMRequest) -> dict[str, Any]:
+        params = super().params(request)
+        if not self.server.prompt_caching:
+            for block in params.get("system", ()):
+                block.pop("cache_control", None)
+        if not self.server.tool_choice:
+            params.pop("tool_choice", None)
+        return params
+
+    def check_declared(self, origin: Any = None) -> None:
+        """The start-up check of a declared model: say what is assumed, refuse nothing
+        the server would have to answer (it is asked by the first call)."""
+        if self.settings.effort is not None:
+            log.warning("llm.effort %s is not sent to %s (%s): a declared model has no "
+                        "effort levels", self.settings.effort, self.server.name, self.model)
+        log.info("local: model %s declared on %s at %s (no Models API; priced at $%g/$%g "
+                 "per MTok in/out)", self.model, self.server.name, self.base_url,
+                 self.declared_entry.input, self.declared_entry.output)
+
+    def _check_prefixes(self, request: LLMRequest) -> None:
+        if self.server.prompt_caching:
+            super()._check_prefixes(request)
+
+    async def count_prefix_tokens(self, request_prefix: LLMRequest) -> int:
+        if self.server.count_tokens:
+            return await super().count_prefix_tokens(request_prefix)
+        p = self.params(request_prefix)
+        chars = sum(len(str(p.get(k) or "")) for k in ("system", "tools", "messages"))
+        return math.ceil(chars / 3.5)
+
+    async def retrieve_model(self) -> dict[str, Any]:
+        return {"id": self.model, "type": "model", "lifecycle": "active"}
+
+    async def load_facts(self) -> Any:
+        return self.facts
+
+    def _no_batches(self) -> LLMError:
+        return LLMError("unsupported", f"{self.server.name} has no Message Batches API; run "
+                        "the replay without --batch (live calls)", retryable=False)
+
+    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]
+                           ) -> list[tuple[str, list[str]]]:
+        raise self._no_batches()
+
+    async def batch_status(self, batch_id: str) -> Any:
+        raise self._no_batches()
+
+    async def batch_results(self, batch_id: str) -> Any:
+        raise self._no_batches()
+
+    @property
+    def has_credentials(self) -> bool:
+        return True  # a key only when the server asks for one (a 401 says so)
