@@ -134,3 +134,25 @@ async def test_spans_arrive_with_genai_attributes_and_no_patient_text(
     lines = [line for line in log.splitlines() if line.strip()]
     assert lines and all(isinstance(orjson.loads(line), dict) for line in lines), log[-2000:]
     assert any(orjson.loads(line)["logger"].startswith("agents") for line in lines)
+
+
+async def test_the_detector_traces_its_steps_without_the_answers_text(
+        bootstrap: str, tmp_path: Path, receiver: tuple[Receiver, str]) -> None:
+    rec, endpoint = receiver
+    settings = judge_settings(bootstrap, tmp_path, settle_seconds=1.0)
+    the_job = planted(tmp_path)  # its two answers carry the quote and rationale markers
+    await ensure_topics(settings)
+    await produce(bootstrap, settings.topics.agent_answers,
+                  [(a.key.encode(), a.model_dump_json().encode()) for a in the_job.answers])
+    env = {"OTEL_EXPORTER_OTLP_ENDPOINT": endpoint, "OTEL_BSP_SCHEDULE_DELAY": "100"}
+    with worker("detect", settings, tmp_path, extra_env=env) as proc:
+        await collect(bootstrap, settings.topics.judge_jobs, until=1, timeout=60, quiet=0)
+        deadline = time.monotonic() + 30
+        while not any(s["name"] == "detect step" and s["attrs"]["judgeflow.outputs"]
+                      for s in rec.spans):
+            assert time.monotonic() < deadline, proc.log_text()
+            await asyncio.sleep(0.1)
+    raw = b"".join(rec.raw)
+    for marker in (*MARKERS, PATIENT):
+        assert marker.encode() not in raw, marker
+    assert {s["service.name"] for s in rec.spans} == {"judgeflow-worker"}
