@@ -9,6 +9,7 @@ import sys
 from agents.replay import cli as replay_cli
 from agents.settings import Settings
 from cli import (
+    audit,
     bench,
     broker,
     compare,
@@ -31,11 +32,12 @@ from cli.parser import Parser
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_settings import KafkaSettings
 from streams.settings import LOG_LEVELS
+from streams.tracing import setup_tracing
 
 #: Subcommand modules; each has ``add_parser(subparsers)`` that sets ``func(args, settings)``.
 #: A feature with a command of its own keeps it in its package (``agents.replay.cli``).
 COMMANDS = (demo, broker, worker, produce, tail, compare, export, replay_cli, schemas, bench,
-            config, skill, llm, dashboard, kafka)
+            config, skill, llm, dashboard, kafka, audit)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -81,7 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     try:
         settings = load_settings(args)
         servers = settings.kafka  # an ACL or login refusal is explained with its settings
-        setup_logging(args.command, settings.log_level, explicit=bool(args.log_level))
+        setup_logging(args.command, settings.log_level, explicit=bool(args.log_level),
+                      fmt=settings.log_format)
+        setup_tracing(args.command)  # only with OTEL_EXPORTER_OTLP_ENDPOINT set
         return int(args.func(args, settings) or ExitCode.OK)
     except KeyboardInterrupt:
         return ExitCode.INTERRUPTED

@@ -18,6 +18,7 @@ from typing import Any
 import orjson
 from aiohttp import web
 
+from dashboard import access_audit
 from dashboard.consulted import consulted_view
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
@@ -70,6 +71,14 @@ async def cell(request: web.Request) -> web.Response:
     # blind: the notes the agents quoted, not the judge's pointers (they hint at its answer)
     pointers = analysis.get("evidence_pointers") if sees else [
         {"note_id": q.get("note_id")} for a in answers for q in a.get("quotes") or ()]
+    quoted = [str(q.get("note_id")) for a in job.get("answers") or () if isinstance(a, dict)
+              for q in a.get("quotes") or () if isinstance(q, dict) and q.get("note_id")]
+    try:  # recorded (acknowledged) before any of the patient's text leaves
+        await access_audit.record(state, access_audit.event(
+            request, state, "view_cell", patients=[patient], result_id=rid,
+            notes=access_audit.note_spans(pointers, quoted)))
+    except access_audit.AuditFailed:
+        return access_audit.withheld()
     return json_response({
         "row": row,
         "criterion": state.criterion_view(str(result.get("field_id", ""))),
@@ -147,6 +156,13 @@ async def save(request: web.Request) -> web.Response:
         except DecisionError as exc:
             return json_response({"error": str(exc)}, exc.status)
         if not retry:
+            try:  # the trail first: a decision that cannot be recorded is not saved
+                await asyncio.shield(access_audit.record(state, access_audit.event(
+                    request, state, "decision", patients=[str(result.get("patient_id", ""))],
+                    result_id=req.result_id, adjudication_id=adjudication.adjudication_id)))
+            except access_audit.AuditFailed:
+                return json_response({"error": "the access audit trail did not acknowledge "
+                                      "the decision: it is not saved; try again"}, 503)
             try:  # shielded: a reviewer who closes the tab mid-save still gets it recorded
                 await asyncio.shield(_write(state, adjudication))
             except WriteFailed:

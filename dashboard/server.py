@@ -75,6 +75,7 @@ def build_state(settings: Settings, args: argparse.Namespace, access: Access) ->
     state.min_cells = review.min_cells
     state.window.decided = state.decisions.decided  # pending cells are never dropped
     state.writer = Writer(settings.kafka, settings.topics.adjudications)
+    state.audit_trail = Writer(settings.kafka, settings.topics.audit)  # no trail, no patient text
     try:
         skill = load_skill(settings.skill_dir)
         state.criteria, state.edge_cases = dict(skill.criteria), dict(skill.edge_cases)
@@ -118,8 +119,9 @@ async def serve(settings: Settings, state: State, *, host: str, port: int,
             feed.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await feed
-        if state.writer is not None:
-            await state.writer.close()
+        for writer in (state.writer, state.audit_trail):
+            if writer is not None:
+                await writer.close()
         await runner.cleanup()
     if feed is not None and feed.done() and not feed.cancelled() and feed.exception():
         raise feed.exception()  # type: ignore[misc]  # printed in one line by the CLI

@@ -32,6 +32,8 @@ class State:
     access: Access = field(default_factory=Access)
     limits: Limits = field(default_factory=Limits)
     writer: Writer | None = None
+    #: the access audit trail's writer (dashboard.access_audit); None: no patient text is served
+    audit_trail: Writer | None = None
     criteria: dict[str, Criterion] = field(default_factory=dict)
     edge_cases: dict[str, str] = field(default_factory=dict)
     reviewer_key: bytes = b""

@@ -16,8 +16,10 @@ from pathlib import Path
 import orjson
 from aiohttp import web
 
+from dashboard.access_audit import sign_in_middleware
 from dashboard.errors import json_errors
 from dashboard.limits import request_started
+from dashboard.probes import add_probe_routes, probe_middleware
 from dashboard.queue import redact
 from dashboard.review_api import add_routes, reviewer_of
 from dashboard.rows import debrief_cards
@@ -131,7 +133,8 @@ async def events(request: web.Request) -> web.StreamResponse:
 def create_app(state: State) -> web.Application:
     app = web.Application(client_max_size=64 * 1024, middlewares=[
         json_errors,  # outermost: every error below it answers {"error": ...}
-        host_middleware(state.allowed_hosts), request_started(lambda r: state.guard),
+        probe_middleware(), host_middleware(state.allowed_hosts),
+        request_started(lambda r: state.guard), sign_in_middleware(),
         auth_middleware(state.access)])
     app[STATE] = state
     app.on_response_prepare.append(add_headers)
@@ -145,4 +148,5 @@ def create_app(state: State) -> web.Application:
     app.router.add_get("/api/stats", stats)
     app.router.add_get("/api/health", health)
     app.router.add_get("/events", events)
+    add_probe_routes(app)
     return app

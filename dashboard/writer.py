@@ -52,17 +52,21 @@ class Writer:
         return self._producer
 
     async def send(self, adjudication: Adjudication) -> None:
-        value = orjson.dumps(adjudication.model_dump(mode="json"))
+        await self.send_record(adjudication.key.encode(),
+                               orjson.dumps(adjudication.model_dump(mode="json")))
+
+    async def send_record(self, key: bytes, value: bytes) -> None:
+        """One record, returned only once the broker acknowledged it (the audit trail's
+        writer, :mod:`dashboard.access_audit`, is a second ``Writer`` on its own topic)."""
         try:
             async with asyncio.timeout(self.timeout):
                 async with self._lock:
                     producer = await self._started()
-                fut = await producer.send(self.topic, key=adjudication.key.encode(),
-                                          value=value)
+                fut = await producer.send(self.topic, key=key, value=value)
                 await fut
         except (KafkaError, KafkaAccessError, TimeoutError, OSError) as exc:
             self.failed += 1
-            log.warning("adjudication not acknowledged (%s)", type(exc).__name__)
+            log.warning("%s: record not acknowledged (%s)", self.topic, type(exc).__name__)
             await self._reset()
             raise WriteFailed(type(exc).__name__) from None
         self.sent += 1

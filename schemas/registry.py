@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from schemas.audit import AuditEvent
 from schemas.calibration import Adjudication, CalibrationRecord
 from schemas.chart_review import AgentAnswer, CellOutcome, JudgeJob, JudgeResult
 from schemas.medkit import CaseEvaluation, DebriefRequest
@@ -48,5 +49,6 @@ CONTRACTS: dict[str, TopicContract] = {
 def json_models() -> dict[str, type[BaseModel]]:
     """Every model whose JSON Schema is checked in under ``schemas/json``."""
     models: dict[str, type[BaseModel]] = {c.model.__name__: c.model for c in CONTRACTS.values()}
+    models["AuditEvent"] = AuditEvent  # written by the page only: not a `produce` topic
     return dict(sorted(models.items()))
 

@@ -26,9 +26,10 @@ Pattern = Literal["literal", "prefixed"]
 #: Kafka ACL operation names, with the bit each has in a broker's "authorized operations".
 OPERATION_BITS = {"Read": 3, "Write": 4, "Create": 5, "Describe": 8}
 #: The roles, each a principal: the four workers, the read-only CLI/dashboard user, the
-#: dashboard that saves decisions, and the CLI commands that read and write topics.
+#: dashboard that saves decisions (and writes the access audit trail), the CLI commands that
+#: read and write topics, and the auditor who reads the trail (``judgeflow audit``).
 ROLES = ("detect", "judge", "debrief", "calibrate", "reader", "reviewer", "replay-judge",
-         "replay-debrief", "replay-dlq", "producer")
+         "replay-debrief", "replay-dlq", "producer", "auditor")
 WORKERS = ("detect", "judge", "debrief", "calibrate")
 #: Consumer-group name prefixes of the replays (see agents.replay.plan and .dlq).
 REPLAY_GROUP = "judgeflow-replay.{worker}."
@@ -110,6 +111,10 @@ def role_acls(role: str, settings: Settings) -> list[Acl]:
                        t.calibration, t.adjudications], "read by the CLI and the dashboard")
         if role == "reviewer":  # the review page that saves reviewers' decisions
             acls += _writes([t.adjudications], "reviewers' decisions (the review page)")
+            # append only: no Read, so the page cannot read back who saw what
+            acls += _writes([t.audit], "access audit trail (the page serves no text without)")
+    elif role == "auditor":  # `judgeflow audit`: governance reads the trail, nothing else
+        acls = _reads([t.audit], "access audit trail (judgeflow audit)")
     else:
         raise ValueError(f"unknown role {role!r}; one of {', '.join(ROLES)}")
     return _unique(acls)

@@ -40,7 +40,7 @@ from typing import Any
 from aiokafka import AIOKafkaConsumer, ConsumerRebalanceListener, TopicPartition
 from aiokafka.errors import KafkaError
 
-from streams import kafka_clients, limits
+from streams import kafka_clients, limits, tracing
 from streams.breaker import CLOSED, OWN_FAILURES, STATE_VALUES, CircuitBreaker, Ticket, bind
 from streams.dlq import dead_letter, note_dead_letter
 from streams.errors import BadRecord, Unavailable
@@ -84,6 +84,21 @@ class PartitionOffsets:
             return self.next_commit
         return None
 
+
+
+def _traced(span: Any, outputs: list[Output] | None) -> None:
+    """The step's outcome on its span: deferred, dead-lettered (by type) or published."""
+    if span is None:
+        return
+    if outputs is None:
+        span.set_attribute("judgeflow.outcome", "deferred")
+        return
+    letters = [dict(o.headers).get("error.type", b"").decode(errors="replace")
+               for o in outputs if o.topic.endswith(".dlq")]
+    span.set_attribute("judgeflow.outputs", len(outputs))
+    span.set_attribute("judgeflow.outcome", "dead_letter" if letters else "published")
+    if letters:
+        tracing.fail(span, letters[0] or "dead_letter")
 
 class ConcurrentWorker:
     def __init__(self, settings: Settings, *, name: str, topic: str, group_id: str,
@@ -277,7 +292,9 @@ class ConcurrentWorker:
                     rec, "oversized", f"record of {size} bytes exceeds the input limit of "
                     f"{self.max_input_bytes} bytes")]
             else:
-                outputs = await self._outputs(tp, rec)
+                with tracing.step(self.name, rec.topic, rec.partition, rec.offset) as span:
+                    outputs = await self._outputs(tp, rec)
+                    _traced(span, outputs)
             if outputs is None:
                 return  # stays in flight: nothing at or after it is committed
             if not await self.publisher.publish(rec, outputs):

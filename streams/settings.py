@@ -10,7 +10,7 @@ interface: operators and deploy manifests set them. See docs/configuration.md.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
@@ -39,6 +39,9 @@ class TopicSettings(BaseModel):
     #: Internal, compacted: every paid LLM answer until its result is published
     #: (streams.journal), so that no answer is paid twice.
     llm_journal: str = "judgeflow.llm-journal.v1"
+    #: Append-only access audit trail (schemas.audit): who was shown which patient's text.
+    #: Never compacted; its retention is the operator's (judgeflow creates it unbounded).
+    audit: str = "judgeflow.audit.v1"
 
     @staticmethod
     def dlq(topic: str) -> str:
@@ -103,6 +106,8 @@ class Settings(BaseSettings):
     #: Faust web/data directory for worker state (table caches). Never the CWD by default.
     state_dir: Path = Path("var/state")
     log_level: str = "INFO"
+    #: ``text`` (one line per record) or ``json`` (one JSON object per line: streams.logjson)
+    log_format: Literal["text", "json"] = "text"
 
     @field_validator("log_level", mode="before")
     @classmethod

@@ -33,12 +33,23 @@ def all_topics(settings: Settings) -> list[str]:
     t = settings.topics
     inputs = [t.agent_answers, t.judge_jobs, t.debrief_requests, t.adjudications]
     outputs = [t.cell_outcomes, t.judge_results, t.case_evaluations, t.calibration]
-    return inputs + outputs + [t.dlq(name) for name in inputs] + [t.llm_journal]
+    return inputs + outputs + [t.dlq(name) for name in inputs] + [t.llm_journal, t.audit]
 
 
 #: Topics whose old values are garbage once a newer value (or a tombstone) has the same key.
 def compacted_topics(settings: Settings) -> frozenset[str]:
     return frozenset({settings.topics.llm_journal})
+
+
+def topic_configs(name: str, settings: Settings) -> dict[str, str] | None:
+    """Configs of a topic judgeflow creates: the journal is compacted; the audit trail is
+    append-only and kept until the operator sets its retention (a broker's default of 7
+    days would silently age the record of who saw which chart out)."""
+    if name in compacted_topics(settings):
+        return {"cleanup.policy": "compact"}
+    if name == settings.topics.audit:
+        return {"cleanup.policy": "delete", "retention.ms": "-1", "retention.bytes": "-1"}
+    return None
 
 
 async def partition_counts(admin: AIOKafkaAdminClient, topics: Iterable[str]) -> dict[str, int]:
@@ -92,10 +103,9 @@ async def _create(admin: AIOKafkaAdminClient, names: list[str], partitions: int,
                   settings: Settings) -> None:
     log.info("creating %d topic(s) with %d partitions: %s", len(names), partitions,
              ", ".join(names))
-    compact = compacted_topics(settings)
     new = [NewTopic(name=n, num_partitions=partitions,
                     replication_factor=settings.kafka.replication_factor,
-                    topic_configs={"cleanup.policy": "compact"} if n in compact else None)
+                    topic_configs=topic_configs(n, settings))
            for n in names]
     try:
         response = await admin.create_topics(new)

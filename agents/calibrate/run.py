@@ -33,7 +33,7 @@ from agents.calibrate.core import Calibration, Group
 from agents.calibrate.feed import Feeder
 from schemas.dlq import DeadLetterHeaders
 from schemas.skill import AnswerSchema, SkillError, load_skill
-from streams import kafka_clients, worker_main
+from streams import kafka_clients, tracing, worker_main
 from streams.dlq import DeadLetter, dead_letter, note_dead_letter
 from streams.errors import BadRecord
 from streams.metrics import Metrics
@@ -125,7 +125,16 @@ class CalibrateWorker:
                        dead_letter(rec, error_type, message, self.s.topics.dlq(rec.topic)))]
 
     async def publish(self) -> int:
-        """Send the changed groups' records; returns how many were new."""
+        """Send the changed groups' records; returns how many were new (the worker's step,
+        traced: streams.tracing)."""
+        with tracing.span("calibrate step", {"judgeflow.worker": NAME,
+                                             "judgeflow.groups": len(self.dirty)}) as span:
+            sent = await self._publish()
+            if span is not None:
+                span.set_attribute("judgeflow.published", sent)
+            return sent
+
+    async def _publish(self) -> int:
         assert self.producer is not None
         now, sent = datetime.now(UTC), []
         for group in sorted(self.dirty):

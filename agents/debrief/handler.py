@@ -20,6 +20,7 @@ from agents.errors import LLMError
 from agents.providers.journal import tombstone
 from agents.transient import LLMUnavailable, is_transient
 from schemas.medkit import DebriefRequest
+from streams import tracing
 from streams.decode import decode_record
 from streams.errors import BadRecord
 from streams.produced import ProducedIds
@@ -58,6 +59,7 @@ class DebriefHandler:
     async def __call__(self, record: Any) -> list[Output]:
         request = parse_request(record.value, self.cases)
         eid = self.grader.evaluation_id(request.request_id)
+        tracing.annotate(request_id=request.request_id, evaluation_id=eid)
         async with self.produced.claim(eid) as fresh:
             if not fresh:
                 log.info("debrief: evaluation %s already published; skipped", eid[:12])

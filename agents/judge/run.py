@@ -31,7 +31,7 @@ from agents.providers.startup import check_provider
 from agents.settings import Settings
 from schemas.chart_review import JudgeJob, JudgeResult
 from schemas.skill import Skill, load_skill
-from streams import limits, worker_main
+from streams import limits, tracing, worker_main
 from streams.decode import decode_record
 from streams.errors import BadRecord
 from streams.journal import open_journal
@@ -70,6 +70,7 @@ def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
         if problems := limits.job_problems(job):
             raise BadRecord("oversized", "; ".join(problems))
         admit(job, judge.skill, frozenset(judge.settings.tasks))
+        tracing.annotate(job_id=job.job_id, result_id=judge.result_id(job))
         async with ledger.claim(judge.result_id(job)) as fresh:
             if not fresh:
                 log.info("job %s already judged under %s; skipped", job.job_id[:12],

@@ -23,6 +23,7 @@ from agents.providers.factory import cost_usd
 from agents.providers.journal import Recall
 from agents.providers.settings import LLMSettings
 from schemas.chart_review import Usage
+from streams import tracing
 from streams.breaker import note_answered
 from streams.metrics import Metrics
 
@@ -31,6 +32,9 @@ log = logging.getLogger(__name__)
 #: journal keeps its "sent" mark, and sending it again counts as possibly paid twice
 MAYBE_ANSWERED = frozenset({"timeout", "connection"})
 RESENT = "sent again, possibly paid twice"
+#: ``gen_ai.provider.name`` (GenAI semantic conventions) of judgeflow's provider names
+GENAI_PROVIDERS = {"anthropic": "anthropic", "bedrock": "aws.bedrock",
+                   "vertex": "gcp.vertex_ai"}
 
 
 @dataclasses.dataclass
@@ -73,6 +77,39 @@ class LLMSession:
         self._cost = 0.0
 
     async def complete(self, request: LLMRequest) -> LLMResponse:
+        """One call, traced (streams.tracing): the GenAI attributes, tokens, cost, latency,
+        status and the step's ids; never the request's or the answer's content."""
+        name = self.provider.name
+        attrs = {"gen_ai.operation.name": "chat",
+                 "gen_ai.provider.name": GENAI_PROVIDERS.get(name, name),
+                 "gen_ai.request.model": self.model,
+                 "gen_ai.request.max_tokens": request.max_tokens,
+                 "judgeflow.worker": self.worker, **tracing.step_ids()}
+        with tracing.span(f"chat {self.model}", attrs, kind="client") as span:
+            before, reused = self._cost, self.reused
+            try:
+                resp = await self._complete(request)
+            except LLMError as exc:
+                tracing.fail(span, exc.kind)
+                if span is not None:
+                    span.set_attribute("judgeflow.status", exc.kind)
+                raise
+            if span is not None:
+                u = resp.usage
+                span.set_attributes({
+                    "gen_ai.response.model": resp.model or self.model,
+                    "gen_ai.usage.input_tokens": u.input_tokens,
+                    "gen_ai.usage.output_tokens": u.output_tokens,
+                    "gen_ai.usage.cache_read.input_tokens": u.cache_read_input_tokens,
+                    "gen_ai.usage.cache_creation.input_tokens":
+                        u.cache_creation_input_tokens,
+                    "judgeflow.cost_usd": round(self._cost - before, 8),
+                    "judgeflow.latency_ms": resp.latency_ms,
+                    "judgeflow.batch": bool(resp.batch),
+                    "judgeflow.status": "reused" if self.reused > reused else "ok"})
+            return resp
+
+    async def _complete(self, request: LLMRequest) -> LLMResponse:
         m, name = self.metrics, self.provider.name
         index, self._index = self._index, self._index + 1
         if self.recall is not None:

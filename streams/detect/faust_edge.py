@@ -18,7 +18,7 @@ from typing import Any, cast
 import faust
 
 from schemas.skill import Skill
-from streams import limits
+from streams import limits, tracing
 from streams.detect.backlog import SettleGate, tick_mark
 from streams.detect.batch import Batch
 from streams.detect.commit_guard import guard_commits
@@ -73,6 +73,13 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
         lambda *_, **__: guard_commits(app.consumer, t.agent_answers, gate))
 
     async def flush(batch: Batch) -> None:
+        """One detect step, traced (streams.tracing): a batch's outputs and cell states."""
+        with tracing.span("detect step", {"judgeflow.worker": "detect",
+                                          "judgeflow.outputs": len(batch.emits),
+                                          "judgeflow.cells_changed": len(batch.changed)}):
+            await _flush(batch)
+
+    async def _flush(batch: Batch) -> None:
         """Send the batch's outputs, then write each changed cell once (to the changelog
         partition of its input), as one record batch per partition
         (:mod:`streams.detect.partition_batches`). Faust flushes the producer before it

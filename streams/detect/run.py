@@ -12,6 +12,7 @@ from schemas.skill import load_skill
 from streams.app import base_app
 from streams.detect.faust_edge import register_detect
 from streams.kafka_clients import join_group
+from streams.logjson import apply_format
 from streams.logsafety import guard_third_party_loggers
 from streams.metrics import Metrics
 from streams.settings import Settings
@@ -42,6 +43,7 @@ def _run(settings: Settings) -> None:
              len(skill.criteria), partitions, ",".join(settings.expected_agents),
              settings.settle_seconds)
     worker = QuietWorker(app, loglevel=settings.log_level, quiet=True)
+    worker.judgeflow_log_format = settings.log_format
     # What start-up built (Faust, the skill, pydantic's validators) lives as long as the
     # process: out of the collector's reach, the full collections the hot path's garbage
     # triggers scan only what the stream made.
@@ -76,6 +78,8 @@ class QuietWorker(faust.Worker):
     cost a large share of the detector's CPU; it also wrote terminal control codes to logs.
     """
 
+    judgeflow_log_format = "text"  # JUDGEFLOW_LOG_FORMAT, set by run()
+
     def on_setup_root_logger(self, logger: logging.Logger, level: int) -> None:
         self.spinner = None
         # Faust replaced the root handlers that main() set up (and their PHI filter): the
@@ -84,3 +88,4 @@ class QuietWorker(faust.Worker):
         # Faust logs a failed send at WARNING with the whole message (key and value: PHI);
         # the detect Faust edge reports such a failure by type and stops the worker instead.
         logging.getLogger("faust.topics").setLevel(logging.ERROR)
+        apply_format(self.judgeflow_log_format)  # Faust's handler: same format, PHI filter

@@ -19,6 +19,7 @@ import ssl
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -31,6 +32,7 @@ from agents.settings import Settings
 from cli.env_names import unknown
 from cli.main import build_parser
 from cli.worker import WORKERS
+from dashboard.identity import add_reviewer
 from streams.metrics import Metrics
 from tools.broker import free_port
 
@@ -71,6 +73,10 @@ def k8s_containers() -> Iterator[dict[str, Any]]:
         yield from dep["spec"]["template"]["spec"]["containers"]
 
 
+def is_worker(dep: dict[str, Any]) -> bool:
+    return all(c["args"][0] == "worker" for c in dep["spec"]["template"]["spec"]["containers"])
+
+
 def judgeflow_services() -> dict[str, dict[str, Any]]:
     """Compose services that run the judgeflow image (they have a judgeflow command)."""
     return {name: svc for name, svc in compose()["services"].items()
@@ -103,7 +109,7 @@ def test_every_yaml_and_json_file_under_deploy_parses() -> None:
 
 def test_compose_and_k8s_set_only_real_settings() -> None:
     services = judgeflow_services()
-    assert {"detect", "judge", "debrief"} <= set(services)
+    assert {"detect", "judge", "debrief", "calibrate", "dashboard"} <= set(services)
     for name, svc in services.items():
         assert_known_settings(set(svc.get("environment") or {}), f"compose service {name}")
     configmap = {k for cm in k8s_objects("ConfigMap") for k in cm["data"]}
@@ -158,7 +164,7 @@ def test_k8s_values_are_valid_settings_and_annotations_match_the_port(
 
     settings = settings_from(pod_env(configmap, next(k8s_containers()), tmp_path), monkeypatch)
     assert settings.metrics_host == "0.0.0.0" and settings.metrics_port > 0
-    for dep in k8s_objects("Deployment"):
+    for dep in filter(is_worker, k8s_objects("Deployment")):
         pod = dep["spec"]["template"]
         assert pod["metadata"]["annotations"]["prometheus.io/port"] == str(settings.metrics_port)
         ports = {p["containerPort"] for c in pod["spec"]["containers"] for p in c["ports"]}
@@ -178,8 +184,9 @@ def test_worker_commands_are_real_judgeflow_subcommands() -> None:
     k8s_workers = set()
     for container in k8s_containers():
         parser.parse_args(container["args"])
-        k8s_workers.add(worker_of(container["args"]))
-    assert compose_workers == k8s_workers == {"detect", "judge", "debrief"}
+        if (worker := worker_of(container["args"])) is not None:
+            k8s_workers.add(worker)
+    assert compose_workers == k8s_workers == {"detect", "judge", "debrief", "calibrate"}
     assert compose_workers <= set(WORKERS)
     dockerfile = (ROOT / "Dockerfile").read_text()
     assert 'ENTRYPOINT ["judgeflow"]' in dockerfile
@@ -242,12 +249,20 @@ def test_k8s_manifests_pass_strict_schema_validation() -> None:
             kubernetes_validate.validate(doc, version, strict=True)
             checked.append(doc["kind"])
     assert {"Namespace", "ConfigMap", "Deployment", "PodDisruptionBudget",
-            "PersistentVolumeClaim"} <= set(checked)
+            "PersistentVolumeClaim", "Service", "Ingress"} <= set(checked)
     (dep, *_) = k8s_objects("Deployment")
     broken = copy.deepcopy(dep)
     broken["spec"]["replica"] = broken["spec"].pop("replicas")
-    with pytest.raises(kubernetes_validate.ValidationError):
-        kubernetes_validate.validate(broken, version, strict=True)
+    (ingress,) = k8s_objects("Ingress")
+    no_tls_secret = copy.deepcopy(ingress)  # "secret" for "secretName": a typo YAML accepts
+    no_tls_secret["spec"]["tls"][0]["secret"] = no_tls_secret["spec"]["tls"][0].pop("secretName")
+    (review,) = [d for d in k8s_objects("Deployment") if not is_worker(d)]
+    bad_probe = copy.deepcopy(review)
+    bad_probe["spec"]["template"]["spec"]["containers"][0]["readinessProbe"]["httpGet"][
+        "port"] = [8765]
+    for doc in (broken, no_tls_secret, bad_probe):  # negative controls: the check can fail
+        with pytest.raises(kubernetes_validate.ValidationError):
+            kubernetes_validate.validate(doc, version, strict=True)
 
 
 def test_the_kustomization_lists_every_manifest_but_the_secret_template() -> None:
@@ -357,6 +372,36 @@ def mounted_secrets(command: list[str], tls_dir: Path) -> list[str]:
     return [str(files.get(a, a)) for a in command]
 
 
+def k8s_mounted(command: list[str], tls_dir: Path, reviewers: Path) -> list[str]:
+    """``command`` with the review pod's Secret files (review.yaml) replaced by local ones:
+    the kubernetes.io/tls keys by dev-tls.sh's, reviewers.txt by ``reviewers``."""
+    files = {"/etc/judgeflow/review-tls/tls.crt": tls_dir / "dashboard.crt",
+             "/etc/judgeflow/review-tls/tls.key": tls_dir / "dashboard.key",
+             "/etc/judgeflow/reviewers/reviewers.txt": reviewers}
+    return [str(files.get(a, a)) for a in command]
+
+
+def k8s_probes() -> dict[str, dict[str, Any]]:
+    (review,) = [c for c in k8s_containers() if c["args"][0] == "dashboard"]
+    return {k: review[k]["httpGet"] for k in ("readinessProbe", "livenessProbe")}
+
+
+def probe_status(port: int, ctx: ssl.SSLContext,
+                 probes: dict[str, dict[str, Any]]) -> dict[str, int]:
+    """What a kubelet's httpGet probes get: no credential, ``Host`` the pod's address."""
+    found = {}
+    for name, get in probes.items():
+        assert get["scheme"] == "HTTPS" and get["port"] == "https"
+        request = urllib.request.Request(f"https://127.0.0.1:{port}{get['path']}",
+                                         headers={"Host": "10.1.2.3:8765"})
+        try:
+            with urllib.request.urlopen(request, context=ctx, timeout=10) as resp:
+                found[name] = resp.status
+        except urllib.error.HTTPError as exc:
+            found[name] = exc.code
+    return found
+
+
 def until_line(proc: subprocess.Popen[str], wanted: str, seconds: float) -> str:
     """Output lines of ``proc`` until one contains ``wanted`` (waits for it, at most
     ``seconds``); everything read so far if the process ends or the time runs out."""
@@ -388,9 +433,12 @@ def test_the_dashboard_starts_with_exactly_the_deployed_arguments(tmp_path: Path
     env = {**{k: v for k, v in os.environ.items() if not k.startswith("JUDGEFLOW_")},
            "JUDGEFLOW_DASHBOARD_TOKEN": token, "JUDGEFLOW_STATE_DIR": str(tmp_path / "state"),
            "JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS": "127.0.0.1:1"}  # it backs off meanwhile
+    reviewers = tmp_path / "reviewers.txt"
+    add_reviewer(reviewers, "alice")
     for where, command in commands.items():
         port = free_port()
-        args = mounted_secrets(command, tls)
+        args = (mounted_secrets(command, tls) if where.startswith("compose")
+                else k8s_mounted(command, tls, reviewers))
         args[args.index("--port") + 1] = str(port)
         proc = subprocess.Popen([sys.executable, "-m", "cli.main", *args], cwd=ROOT, env=env,
                                 stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
@@ -402,6 +450,9 @@ def test_the_dashboard_starts_with_exactly_the_deployed_arguments(tmp_path: Path
                                              headers={"Authorization": f"Bearer {token}"})
             with urllib.request.urlopen(request, context=ctx, timeout=10) as resp:
                 assert resp.status == 200, where
+            if where.startswith("k8s"):  # the kubelet's probes: no token, the pod IP as Host
+                assert probe_status(port, ctx, k8s_probes()) == {
+                    "livenessProbe": 200, "readinessProbe": 503}  # no broker: not ready
         finally:
             proc.terminate()
             proc.wait(timeout=30)

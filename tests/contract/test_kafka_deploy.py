@@ -27,7 +27,13 @@ def docs(path: Path) -> list[dict[str, Any]]:
 
 
 def deployments() -> list[dict[str, Any]]:
-    return [d for d in docs(K8S / "deployments.yaml") if d["kind"] == "Deployment"]
+    return [d for p in sorted(K8S.glob("*.yaml")) for d in docs(p) if d["kind"] == "Deployment"]
+
+
+def role_of(container: dict[str, Any]) -> str:
+    """The Kafka role a container runs as: a worker's own, the review page's ``reviewer``."""
+    args = container["args"]
+    return "reviewer" if args[0] == "dashboard" else str(args[1])
 
 
 def pod_env(configmap: dict[str, Any], container: dict[str, Any],
@@ -65,7 +71,7 @@ def test_every_worker_logs_in_as_its_own_user_with_its_secret_mounted(
     for dep in deployments():
         pod = dep["spec"]["template"]["spec"]
         for container in pod["containers"]:
-            role = container["args"][1]
+            role = role_of(container)
             seen.add(role)
             env = {e["name"]: e.get("value") for e in container["env"]}
             assert env["JUDGEFLOW_KAFKA__SASL_USERNAME"] == user_name(role)
@@ -81,7 +87,7 @@ def test_every_worker_logs_in_as_its_own_user_with_its_secret_mounted(
             k = Settings().kafka
             assert (k.security_protocol, k.sasl_mechanism, k.broker) == (
                 "SASL_SSL", "SCRAM-SHA-512", "kafka")
-    assert seen <= set(ROLES)
+    assert seen <= set(ROLES) and {"calibrate", "reviewer"} <= seen
 
 
 def test_the_shared_topics_are_kafka_topics() -> None:

@@ -20,6 +20,7 @@ from dashboard.security import AccessLogger, access_log, quiet_server_logs
 from dashboard.sessions import Access
 from dashboard.web import State, create_app
 from dashboard.window import Window
+from tests.unit.dashboard.audit_sink import RecordedAudit
 
 TOKEN = "proxy-token-0123456789abcdef"
 BEARER = f"Authorization: Bearer {TOKEN}\r\n"
@@ -36,6 +37,7 @@ async def boom(request: web.Request) -> web.Response:
 @pytest.fixture()
 async def port(tmp_path: Path) -> AsyncIterator[int]:
     state = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(),
+                  audit_trail=RecordedAudit(),
                   limits=Limits(max_connections=4),
                   access=Access(token=TOKEN, user_header="X-Forwarded-User"))
     app = create_app(state)

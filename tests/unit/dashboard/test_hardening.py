@@ -28,6 +28,7 @@ from dashboard.security import TOKEN_ENV, AccessLogger, access_log, quiet_server
 from dashboard.sessions import SESSION_COOKIE, Access
 from dashboard.web import State, create_app
 from dashboard.window import RESULTS, Window
+from tests.unit.dashboard.audit_sink import RecordedAudit
 
 TOKEN = "proxy-token-0123456789abcdef"
 
@@ -42,7 +43,7 @@ class Server:
 async def start(tmp_path: Path, limits: Limits, access: Access | None = None,
                 tls: ssl.SSLContext | None = None) -> Server:
     state = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(), limits=limits,
-                  access=access or Access())
+                  access=access or Access(), audit_trail=RecordedAudit())
     state.window.add(RESULTS, {"result_id": "r1", "patient_id": "P-SECRET", "status": "ok"})
     quiet_server_logs()
     runner = web.AppRunner(create_app(state), access_log_class=AccessLogger,

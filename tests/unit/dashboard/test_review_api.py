@@ -18,6 +18,7 @@ from dashboard.web import State, create_app
 from dashboard.window import JOBS, RESULTS, Window
 from dashboard.writer import Writer
 from schemas.skill import AnswerSchema, Criterion
+from tests.unit.dashboard.audit_sink import RecordedAudit
 
 PROXY = "proxy-token-0123456789abcdef"
 ALICE = "alice-token-0123456789abcdef"
@@ -27,7 +28,7 @@ CSRF = "c" * 43
 
 def make_state(tmp_path: Path, access: Access) -> State:
     s = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(), access=access,
-              reviewer_key=KEY)
+              reviewer_key=KEY, audit_trail=RecordedAudit())
     s.criteria["f"] = Criterion(field_id="f", prompt="Which?", answer_schema=AnswerSchema(
         type="enum", enum=("yes", "no")))
     s.window.add(RESULTS, {"result_id": "r1", "job_id": "j1", "task_id": "t",

@@ -16,6 +16,7 @@ from dashboard.security import AccessLogger, access_log, check_bind
 from dashboard.sessions import SESSION_COOKIE, Access
 from dashboard.web import State, create_app
 from dashboard.window import RESULTS, Window
+from tests.unit.dashboard.audit_sink import RecordedAudit
 
 TOKEN = "s3cret-token-0123456789"
 
@@ -23,7 +24,7 @@ TOKEN = "s3cret-token-0123456789"
 def state(tmp_path: Path) -> State:
     (tmp_path / "p1").mkdir(exist_ok=True)
     (tmp_path / "p1" / "n1.txt").write_text("HbA1c 9.1% today")
-    s = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus())
+    s = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(), audit_trail=RecordedAudit())
     s.window.add(RESULTS, {"result_id": "r1", "patient_id": "p1", "status": "flagged",
                            "analysis": {"reasoning": "<b>why</b>", "evidence_pointers": [
                                {"note_id": "n1", "what_to_look_for": "a1c",
