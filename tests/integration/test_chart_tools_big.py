@@ -25,6 +25,7 @@ from tests.helpers import WorkerProcess, collect, produce, values
 from tests.helpers import test_settings as make_settings
 from tests.integration.test_cli import run_cli
 from tests.integration.test_judge_worker import LLM
+from tests.unit.dashboard.audit_sink import RecordedAudit
 from tools.fakes.fake_anthropic import FakeAnthropic
 from tools.fakes.fake_chart_judge import ChartJudge
 from tools.sampledata.big_chart import build
@@ -49,7 +50,8 @@ def lines(path: Path) -> list[tuple[bytes, bytes]]:
 
 
 async def cell_view(charts: Path, result: dict[str, Any]) -> dict[str, Any]:
-    state = State(Window(10), ChartStore(charts), Hub(), FeedStatus())
+    state = State(Window(10), ChartStore(charts), Hub(), FeedStatus(),
+                  audit_trail=RecordedAudit())
     state.window.add(RESULTS, result)
     client: TestClient = TestClient(TestServer(create_app(state)))  # type: ignore[type-arg]
     await client.start_server()

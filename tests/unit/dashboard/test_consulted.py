@@ -14,6 +14,7 @@ from dashboard.consulted import MAX_ROWS, consulted_view
 from dashboard.feed import FeedStatus, Hub
 from dashboard.web import State, create_app
 from dashboard.window import RESULTS, Window
+from tests.unit.dashboard.audit_sink import RecordedAudit
 
 CONSULTED = [
     {"tool": "search_notes", "pattern": "jardiance|empagliflozin", "hits": 2},
@@ -47,7 +48,8 @@ async def test_the_cell_api_lists_what_the_judge_read(tmp_path: Path) -> None:
     notes.mkdir()
     secret = "Started Jardiance 10 mg daily."
     (notes / "n05.txt").write_text(secret)
-    state = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus())
+    state = State(Window(10), ChartStore(tmp_path), Hub(), FeedStatus(),
+                  audit_trail=RecordedAudit())
     state.window.add(RESULTS, {"result_id": "r1", "job_id": "j1", "task_id": "t",
                                "patient_id": "p", "field_id": "f", "kind": "disagreement",
                                "status": "ok", "analysis": {"suggested_answer": "yes"},
