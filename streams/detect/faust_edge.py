@@ -75,16 +75,9 @@ def register_detect(app: faust.App, settings: Settings, skill: Skill, metrics: M
     async def flush(batch: Batch) -> None:
         """Send the batch's outputs, then write each changed cell once (to the changelog
         partition of its input), as one record batch per partition
-        (:mod:`streams.detect.partition_batches`). Faust flushes the producer before it
-        commits the batch's offsets.
-
-        The changelog records go straight to the producer, like the outputs, not through
-        ``Table.send_changelog``: that queues them in Faust's producer buffer, whose flush
-        (faust-streaming 0.15.3) gives up after 0.1 s without progress and misses the record
-        being handed over, so under load Faust could commit input offsets whose cell states
-        were still queued, and a kill would then lose the answers they held. Here every
-        record is in the producer before the batch's events are acked, and the producer's
-        flush before a commit waits for all of them."""
+        (:mod:`streams.detect.partition_batches`, which says why the changelog records do
+        not go through Faust's table). Faust flushes the producer before it commits the
+        batch's offsets."""
         timer.touched(batch.touched)
         out = PartitionBatches(cast("Any", app.producer)._ensure_producer())
         counts: Counter[str] = Counter()
