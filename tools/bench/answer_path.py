@@ -108,8 +108,8 @@ def record_path(settings: Settings, tree: Path, timeout: float = 120.0,
             t.judge_results
     half = len(records) // 2
     with open(work / "worker.log", "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-c", _TRACED, str(out), worker], cwd=tree, env=env,
-                                stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen([sys.executable, "-c", _TRACED, str(out), worker], cwd=tree,
+                                env=env, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
         try:
             bs = s.kafka
