@@ -22,9 +22,8 @@ from agents.transient import LLMUnavailable, is_transient
 from schemas.medkit import DebriefRequest
 from streams.decode import decode_record
 from streams.errors import BadRecord
-from streams.produced import ProducedIds
+from streams.produced import ProducedIds, result_headers
 from streams.runner import Output
-from streams.series import result_headers
 
 log = logging.getLogger(__name__)
 
