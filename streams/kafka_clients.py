@@ -9,6 +9,7 @@ recognised as the embedded one, its work-arounds.
   and tells the embedded broker from any other.
 * :func:`faust_app` builds a Faust app with the same broker address and credentials.
 * :func:`join_group` is what a worker awaits before it joins a consumer group.
+* :func:`client_id` is every worker's Kafka client id (``<host>:<pid>`` in it).
 
 The embedded broker (noida-db) is recognised by the cluster id it answers with (data:
 :data:`EMBEDDED_CLUSTER_IDS`; ``kafka.broker`` can say so instead). Only then are its two
