@@ -1,5 +1,4 @@
-"""What an output topic already holds: which ids exist (so an input is not paid for twice) and,
-for LLM results, which result of each input a new prompt version supersedes.
+"""What an output topic already holds: its ids (an input is not paid for twice), its series.
 
 Kafka is the only durable state, so the guard is rebuilt from the output topic itself: on
 start a worker reads the topic from the beginning to its end offsets (before consuming any
