@@ -1,4 +1,6 @@
-"""Admin requests that any broker may answer go to one that answers.
+"""aiokafka's admin client gives up on the first broker it cannot reach: try the others.
+
+Admin requests that any broker may answer go to one that answers.
 
 aiokafka's admin client sends such a request (Metadata, FindCoordinator, DescribeConfigs,
 ...) to a broker picked at random from its metadata, and CreateTopics/DeleteTopics to the

@@ -9,8 +9,7 @@ import time
 
 import faust
 
-from streams.kafka_clients import faust_app
-from streams.member_eviction import client_id
+from streams.kafka_clients import client_id, faust_app
 from streams.settings import Settings
 from streams.watchdogs import JoinWatch, exit_if_membership_lost
 

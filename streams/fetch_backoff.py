@@ -1,13 +1,13 @@
-"""Client-side workaround for the embedded broker's ignored Fetch max-wait.
+"""noida-db 0.2.3 answers an empty Fetch at once, ignoring its max-wait: pause after one.
 
-noida-db answers an empty Fetch at once instead of holding it for ``fetch_max_wait_ms``, so
-an idle aiokafka consumer (and so every Faust worker) re-polls in a tight loop and burns a
-core. Once :func:`install_idle_fetch_backoff` has registered a cluster's bootstrap servers,
-a consumer of THAT cluster pauses after a fetch that returned no records, which is what the
-broker should have done; consumers of any other cluster in the same process are untouched.
-Only :mod:`streams.kafka_clients` registers a cluster, and only one it recognised as the
-embedded broker; only on the aiokafka version this was checked against. Real Kafka never
-needs it.
+A client-side work-around for the embedded broker only. noida-db answers an empty Fetch at once
+instead of holding it for ``fetch_max_wait_ms``, so an idle aiokafka consumer (and so every
+Faust worker) re-polls in a tight loop and burns a core. Once :func:`install_idle_fetch_backoff`
+has registered a cluster's bootstrap servers, a consumer of THAT cluster pauses after a fetch
+that returned no records, which is what the broker should have done; consumers of any other
+cluster in the same process are untouched. Only :mod:`streams.kafka_clients` registers a
+cluster, and only one it recognised as the embedded broker; only on the aiokafka version this
+was checked against. Real Kafka never needs it.
 """
 
 from __future__ import annotations

@@ -1,4 +1,7 @@
-"""Two fixes to aiokafka's group membership, so that a worker never ends up in no group.
+"""aiokafka 0.14 quits its group on an empty sync assignment and drops its id on IllegalGeneration.
+
+Two fixes to aiokafka's group membership, so that a worker never ends up in no group (the
+second is what Kafka's Java client does since KAFKA-13419).
 
 **A member the group leader left out joins again instead of killing its consumer.**
 

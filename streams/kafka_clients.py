@@ -9,6 +9,7 @@ recognised as the embedded one, its work-arounds.
   and tells the embedded broker from any other.
 * :func:`faust_app` builds a Faust app with the same broker address and credentials.
 * :func:`join_group` is what a worker awaits before it joins a consumer group.
+* :func:`client_id` is every worker's Kafka client id (``<host>:<pid>`` in it).
 
 The embedded broker (noida-db) is recognised by the cluster id it answers with (data:
 :data:`EMBEDDED_CLUSTER_IDS`; ``kafka.broker`` can say so instead). Only then are its two
@@ -26,6 +27,8 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import os
+import socket
 from dataclasses import dataclass
 from typing import Any
 
@@ -47,7 +50,8 @@ log = logging.getLogger(__name__)
 #: Cluster ids the embedded broker answers with (noida-db has one fixed id).
 EMBEDDED_CLUSTER_IDS: dict[str, str] = {"MkU3OEVBNTctOEUyRi00": "noida-db 0.2.3"}
 
-__all__ = ["Broker", "KafkaAccessError", "KafkaTarget", "admin", "connect", "consumer",
+__all__ = ["Broker", "KafkaAccessError", "KafkaTarget", "admin", "client_id", "connect",
+           "consumer",
            "faust_app", "faust_options", "join_group", "kafka_settings", "producer"]
 
 #: What every factory function takes: the Kafka settings, or a bare bootstrap address for a
@@ -63,6 +67,12 @@ def kafka_settings(target: KafkaTarget) -> KafkaSettings:
     if target not in _plain:
         _plain[target] = KafkaSettings(bootstrap_servers=target)
     return _plain[target]
+
+
+def client_id(worker: str) -> str:
+    """The Kafka client id of this process: ``judgeflow-<worker>@<host>:<pid>`` (dead-member
+    eviction, :mod:`streams.member_eviction`, reads the host and pid back)."""
+    return f"judgeflow-{worker}@{socket.gethostname()}:{os.getpid()}"
 
 
 @dataclass(frozen=True)

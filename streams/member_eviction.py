@@ -1,9 +1,9 @@
-"""Evicting dead group members: a work-around for the embedded dev broker only.
+"""noida-db 0.2.3 never expires a group member that died without leaving: evict such members.
 
-Only :mod:`streams.kafka_clients` runs it, before a worker joins a group, and only against a
-broker it recognised as the embedded one (``kafka.evict_dead_members``, on by default, can
-turn it off there). :func:`client_id` lives here because eviction parses the id it builds;
-every worker uses it for its Kafka client id.
+A work-around for the embedded dev broker only. Only :mod:`streams.kafka_clients` runs it,
+before a worker joins a group, and only against a broker it recognised as the embedded one
+(``kafka.evict_dead_members``, on by default, can turn it off there). It parses the client
+id the factory gives every worker (:func:`streams.kafka_clients.client_id`).
 
 noida-db 0.2.3 never expires a group member that died without leaving (SIGKILL, OOM,
 power loss): the next member to join becomes a follower of the dead leader and re-joins
@@ -26,12 +26,8 @@ from aiokafka.admin import AIOKafkaAdminClient
 from aiokafka.protocol.group import LeaveGroupRequest
 
 log = logging.getLogger(__name__)
+#: the ``@<host>:<pid>`` tail of :func:`streams.kafka_clients.client_id`
 _TAG = re.compile(r"@(?P<host>[^:@]+):(?P<pid>\d+)$")
-
-
-def client_id(worker: str) -> str:
-    """The Kafka client id of this process: ``judgeflow-<worker>@<host>:<pid>``."""
-    return f"judgeflow-{worker}@{socket.gethostname()}:{os.getpid()}"
 
 
 def _pid_alive(pid: int) -> bool:

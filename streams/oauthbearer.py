@@ -1,4 +1,6 @@
-"""OAUTHBEARER as RFC 7628 has it: a token the broker rejects fails the login.
+"""aiokafka 0.14 takes an OAUTHBEARER error challenge (RFC 7628 §3.2.2) for success: fail it.
+
+OAUTHBEARER as RFC 7628 has it: a token the broker rejects fails the login.
 
 A broker that rejects an OAUTHBEARER token does not answer with an error at once: it sends
 an error *challenge*, a JSON object such as ``{"status":"invalid_token"}`` (RFC 7628 §3.2.2),

@@ -45,7 +45,6 @@ from streams.breaker import CLOSED, OWN_FAILURES, STATE_VALUES, CircuitBreaker, 
 from streams.dlq import dead_letter, note_dead_letter
 from streams.errors import BadRecord, Unavailable
 from streams.kafka_access import is_fatal
-from streams.member_eviction import client_id
 from streams.metrics import Metrics
 from streams.publisher import Output, Publisher
 from streams.settings import Settings
@@ -153,7 +152,7 @@ class ConcurrentWorker:
         self.publisher.producer = self.publisher.new_producer()
         await kafka_clients.join_group(k, self.group_id)
         self.consumer = kafka_clients.consumer(
-            k, group_id=self.group_id, client_id=client_id(self.name),
+            k, group_id=self.group_id, client_id=kafka_clients.client_id(self.name),
             enable_auto_commit=False, auto_offset_reset="earliest",
             max_poll_records=self.max_poll,
             session_timeout_ms=int(k.session_timeout_seconds * 1000),

@@ -1,4 +1,6 @@
-"""A Faust worker that cannot go on exits at once, with one CRITICAL line and a non-zero
+"""Faust commits past a failed send; aiokafka's group task dies silently: exit at once instead.
+
+A Faust worker that cannot go on exits at once, with one CRITICAL line and a non-zero
 status, so that its supervisor starts a fresh one: its group membership died for good, its
 group join never finishes, or the broker refused an output it sent (the input is then left
 uncommitted and is redelivered). Every such exit goes through ``worker_main.exit_now``.

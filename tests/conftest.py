@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.kafka import BROKER_KINDS, TestBroker, apache_kafka_or_skip, broker_kind, use_broker
+from tests.kafka import BROKER_KINDS, TestBroker, apache_kafka_or_skip
 from tools.broker import EmbeddedBroker
 
 
@@ -30,5 +30,4 @@ def broker(request: pytest.FixtureRequest,
 
 @pytest.fixture()
 def bootstrap(broker: TestBroker) -> str:
-    use_broker(broker_kind(broker), broker.bootstrap)
     return broker.bootstrap

@@ -19,7 +19,7 @@ from streams import kafka_clients
 from streams.kafka_clients import KafkaTarget
 from streams.settings import TopicSettings
 from streams.topics import assign_all, send_all
-from tests.kafka import quirks_for
+from tests.kafka import CLIENT_SETTINGS
 from tools.subproc import WorkerProcess, settings_env
 
 __all__ = ["WorkerProcess", "collect", "produce", "settings_env", "test_settings", "unique",
@@ -34,7 +34,7 @@ def unique(prefix: str) -> str:
 
 def test_settings(bootstrap: str, **overrides: Any) -> Settings:
     """Settings with per-test topic and group names and a fast settle window (and the
-    client quirks of the broker at ``bootstrap``, see :mod:`tests.kafka`)."""
+    embedded broker's work-around settings, see :mod:`tests.kafka`)."""
     tag = uuid.uuid4().hex[:8]
     topics = {name: f"t{tag}.{value}" for name, value in TopicSettings().model_dump().items()}
     groups = {"detect": f"g{tag}-detect", "judge": f"g{tag}-judge",
@@ -42,7 +42,7 @@ def test_settings(bootstrap: str, **overrides: Any) -> Settings:
     base: dict[str, Any] = {
         "kafka": {"bootstrap_servers": bootstrap, "partitions": 3,
                   "session_timeout_seconds": 6.0, "heartbeat_interval_seconds": 1.0,
-                  "commit_interval_seconds": 0.5, **quirks_for(bootstrap)},
+                  "commit_interval_seconds": 0.5, **CLIENT_SETTINGS},
         "topics": topics, "groups": groups, "settle_seconds": 3.0,
         "state_dir": Path(os.environ.get("TMPDIR", "/tmp")) / f"judgeflow-state-{tag}",
         "log_level": "INFO",

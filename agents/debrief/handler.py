@@ -23,9 +23,8 @@ from schemas.medkit import DebriefRequest
 from streams import tracing
 from streams.decode import decode_record
 from streams.errors import BadRecord
-from streams.produced import ProducedIds
+from streams.produced import ProducedIds, result_headers
 from streams.runner import Output
-from streams.series import result_headers
 
 log = logging.getLogger(__name__)
 

@@ -36,9 +36,8 @@ from streams.decode import decode_record
 from streams.errors import BadRecord
 from streams.journal import open_journal
 from streams.metrics import Metrics
-from streams.produced import ProducedIds
+from streams.produced import ProducedIds, result_headers
 from streams.runner import ConcurrentWorker, Output
-from streams.series import result_headers
 from streams.topics import ensure_topics
 from streams.worker_main import serve_until
 

@@ -29,7 +29,7 @@ from agents.providers.base import LLMRequest, TokenUsage
 from agents.providers.factory import cost_usd
 from agents.providers.settings import LLMSettings
 from agents.providers.startup import prefix_key
-from streams.series import Series
+from streams.produced import Series
 
 #: output tokens per call when no earlier result says better (documented in the README)
 OUTPUT_TOKENS_PER_CALL = {"judge": 400, "debrief": 2500}

@@ -26,8 +26,7 @@ from schemas.medkit import DebriefRequest
 from schemas.skill import load_skill
 from streams.journal import Journal
 from streams.metrics import Metrics
-from streams.produced import ProducedIds
-from streams.series import Series
+from streams.produced import ProducedIds, Series
 
 
 @dataclass(frozen=True)

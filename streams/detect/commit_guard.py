@@ -1,4 +1,6 @@
-"""No input offset is committed past a gap the detect edge is still reading again.
+"""Faust commits past offsets its fetcher skipped (faust-streaming #606): not past a gap in re-read.
+
+No input offset is committed past a gap the detect edge is still reading again.
 
 Faust commits, per partition, one past the first run of consecutive acknowledged offsets,
 and counts as acknowledged the offsets its fetcher went past without delivering

@@ -1,4 +1,6 @@
-"""The detect worker's stall exit, and what the edge's timers read from Faust's consumer.
+"""Faust can leave a restarted worker assigned, ready and reading nothing (faust-streaming #471).
+
+The detect worker's stall exit, and what the edge's timers read from Faust's consumer.
 
 The stall exit answers a Faust behaviour: a restarted worker, assigned and ready, that never
 delivers the records it fetched. Partitions it owns have records waiting and none has been

@@ -36,7 +36,7 @@ from streams.topics import ensure_topics, send_all
 from tests.helpers import WorkerProcess, collect, values, worker
 from tests.helpers import test_settings as make_settings
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
-from tests.kafka import apache_kafka_or_skip, use_broker
+from tests.kafka import apache_kafka_or_skip
 from tests.unit.agents.debrief.support import attending
 from tests.unit.agents.judge.fixtures import disagreement
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
@@ -160,7 +160,6 @@ def tally(k: ApacheKafka, topic: str, id_field: str, ids: list[str], tag: re.Pat
 def test_leader_kills_and_a_rolling_restart_lose_nothing_and_pay_nothing_twice(
         cluster: ApacheKafka, tmp_path: Path) -> None:
     k = cluster
-    use_broker("apache", k.bootstrap)
     s = judge_settings(k.bootstrap, tmp_path, llm=LLM, kafka=KAFKA)
     asyncio.run(ensure_topics(s))
     events: list[str] = []
@@ -193,7 +192,6 @@ def test_leader_kills_and_a_rolling_restart_lose_nothing_and_pay_nothing_twice(
 def test_a_worker_cut_off_for_30s_recovers_by_itself(cluster: ApacheKafka,
                                                       tmp_path: Path) -> None:
     k = cluster
-    use_broker("apache", k.proxied_bootstrap)
     s = judge_settings(k.proxied_bootstrap, tmp_path, llm=LLM, kafka=KAFKA)
     direct = s.model_copy(update={"kafka": s.kafka.model_copy(
         update={"bootstrap_servers": k.bootstrap})})
@@ -267,7 +265,6 @@ def test_every_worker_starts_with_a_broker_down_and_debrief_rides_leader_kills(
     with it down; then debrief (the paid path: journal, ledger) keeps working while the
     leaders of its input and output partitions are SIGKILLed in turn."""
     k = cluster
-    use_broker("apache", k.bootstrap)
     s = make_settings(k.bootstrap, kafka=KAFKA)
     paid = s.model_copy(update={"llm": s.llm.model_copy(update=DEBRIEF_LLM)})
     t = s.topics

@@ -17,7 +17,7 @@ import pytest
 
 from streams import kafka_clients
 from tests.integration.oversized import CASES
-from tests.kafka import apache_kafka_or_skip, use_broker
+from tests.kafka import apache_kafka_or_skip
 from tools.kafka import ApacheKafka
 
 pytestmark = pytest.mark.integration
@@ -36,7 +36,6 @@ def kafka5m(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApacheKafka]:
 
 @pytest.fixture()
 def bootstrap5m(kafka5m: ApacheKafka) -> str:
-    use_broker("apache", kafka5m.bootstrap)
     return kafka5m.bootstrap
 
 

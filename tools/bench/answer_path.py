@@ -1,13 +1,16 @@
-"""Which of our modules one answer crosses from Kafka to a detect job, and their lines.
+"""Which of our modules one answer crosses from Kafka to a judge result, and their lines.
 
-``python -m tools.bench.answer_path [--tree DIR] [--broker embedded|apache]`` starts a fresh
-broker and one detect worker run from the source tree DIR (default: this one; point it at
-another checkout to compare), whose Python calls are recorded (``sys.setprofile`` in every
-thread) only while one cell is handled: a warm-up cell is sent and waited for first, then
-two disagreeing answers of a new cell, and recording stops when its job is on the jobs
-topic. Prints the project modules whose code ran in that window (the worker's timers
+``python -m tools.bench.answer_path [--tree DIR] [--broker embedded|apache] [--worker
+detect|judge|both]`` starts a fresh broker and one worker run from the source tree DIR
+(default: this one; point it at another checkout to compare), whose Python calls are
+recorded (``sys.setprofile`` in every thread) only while one input is handled: a warm-up
+input is sent and waited for first, then the measured one, and recording stops when its
+output is on the output topic. ``detect``: two disagreeing answers of a new cell until its
+job is on the jobs topic. ``judge``: one disagreement job until its result is on the results
+topic, the Claude API played by the benchmark's fake (:mod:`tools.bench.judge_fake`, its own
+process). Prints the project modules whose code ran in that window (the worker's timers
 included) with their lines, the lines of the functions that ran, and the third-party
-packages crossed.
+packages crossed; ``both`` adds the union of the two sides (one answer's whole path).
 """
 
 from __future__ import annotations
@@ -56,7 +59,7 @@ threading.Thread(target=watch, daemon=True).start()
 sys.setprofile(prof)
 threading.setprofile(prof)
 from cli.main import main
-sys.exit(main(["worker", "detect"]))
+sys.exit(main(["worker", sys.argv[2]]))
 """
 
 
@@ -73,10 +76,19 @@ def _answers(tag: str) -> list[tuple[bytes, bytes]]:
     return out
 
 
+def _jobs(n: int) -> list[tuple[bytes, bytes]]:
+    from agents.settings import Settings as AgentSettings
+    from tools.bench.judge_phase import bench_jobs
+
+    return [(j.key.encode(), j.model_dump_json().encode())
+            for j in bench_jobs(AgentSettings(), n, slow=False)]
+
+
 def record_path(settings: Settings, tree: Path, timeout: float = 120.0,
-                extra: dict[str, str] | None = None) -> list[tuple[str, str, int, int]]:
-    """The code objects (file, function, first line, last line) a detect worker run from
-    ``tree`` called while one cell went from the answers topic to the jobs topic."""
+                extra: dict[str, str] | None = None, worker: str = "detect"
+                ) -> list[tuple[str, str, int, int]]:
+    """The code objects (file, function, first line, last line) a ``worker`` run from
+    ``tree`` called while one input went from its input topic to its output topic."""
     from tools.bench.detect import output_span
     from tools.bench.detect_runs import _fresh
 
@@ -87,18 +99,26 @@ def record_path(settings: Settings, tree: Path, timeout: float = 120.0,
     env.update(settings_env(s, reveal_secrets=True))
     env["PYTHONPATH"] = str(tree)
     env.update(extra or {})
-    answers = _answers(work.name[-6:])
+    t = s.topics
+    if worker == "detect":
+        records, topic, warm_out, out_topic = (_answers(work.name[-6:]), t.agent_answers,
+                                               t.cell_outcomes, t.judge_jobs)
+    else:
+        records, topic, warm_out, out_topic = _jobs(2), t.judge_jobs, t.judge_results, \
+            t.judge_results
+    half = len(records) // 2
     with open(work / "worker.log", "wb") as log:
-        proc = subprocess.Popen([sys.executable, "-c", _TRACED, str(out)], cwd=tree, env=env,
-                                stdout=log, stderr=subprocess.STDOUT,
+        proc = subprocess.Popen([sys.executable, "-c", _TRACED, str(out), worker], cwd=tree,
+                                env=env, stdout=log, stderr=subprocess.STDOUT,
                                 stdin=subprocess.DEVNULL)
         try:
             bs = s.kafka
-            asyncio.run(send_all(bs, s.topics.agent_answers, answers[:2]))
-            asyncio.run(output_span(bs, s.topics.cell_outcomes, 1, timeout))
+            asyncio.run(send_all(bs, topic, records[:half]))
+            asyncio.run(output_span(bs, warm_out, 1, timeout))
             (work / "calls.json.start").touch()
-            asyncio.run(send_all(bs, s.topics.agent_answers, answers[2:]))
-            asyncio.run(output_span(bs, s.topics.judge_jobs, 1, timeout))
+            asyncio.run(send_all(bs, topic, records[half:]))
+            asyncio.run(output_span(bs, out_topic, 2 if warm_out == out_topic else 1,
+                                    timeout))
             (work / "calls.json.stop").touch()
             deadline = time.monotonic() + timeout
             while not out.exists() and time.monotonic() < deadline:
@@ -135,6 +155,24 @@ def report(rows: list[tuple[str, str, int, int]], tree: Path) -> dict[str, objec
             "third_party": dict(packages.most_common())}
 
 
+def _side(settings: Settings, tree: Path, extra: dict[str, str], worker: str
+          ) -> list[tuple[str, str, int, int]]:
+    """One worker's side of the path, printed on its own; the judge's against the fake API."""
+    if worker == "detect":
+        rows = record_path(settings, tree, extra=extra)
+    else:
+        from tools.bench.judge_phase import fake_server
+
+        with fake_server(0.01, 0.0) as fake:
+            env = {"JUDGEFLOW_LLM__PROVIDER": "anthropic", "ANTHROPIC_BASE_URL": fake.url,
+                   "ANTHROPIC_API_KEY": "bench", **extra}
+            rows = record_path(settings, tree, extra=env, worker="judge")
+    side = report(rows, tree)
+    print(f"{worker}: {side['modules']} modules, {side['lines']} lines "
+          f"({side['function_lines']} in the functions that ran)")
+    return rows
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m tools.bench.answer_path",
                                 description=__doc__.split("\n\n")[0] if __doc__ else None)
@@ -143,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--broker", choices=("embedded", "apache"), default="embedded")
     p.add_argument("--env", action="append", default=[], metavar="NAME=VALUE",
                    help="an extra environment variable for the worker (repeatable)")
+    p.add_argument("--worker", choices=("detect", "judge", "both"), default="both")
     args = p.parse_args(argv)
     from tools.bench.brokers import bench_broker
 
@@ -152,7 +191,10 @@ def main(argv: list[str] | None = None) -> int:
             print(b)
             return 1
         extra = dict(item.split("=", 1) for item in args.env)
-        result = report(record_path(b.settings, args.tree, extra=extra), args.tree)
+        rows = []
+        for worker in ("detect", "judge") if args.worker == "both" else (args.worker,):
+            rows += _side(b.settings, args.tree, extra, worker)
+    result = report(rows, args.tree)
     for module, (lines, fn_lines) in result["by_module"].items():  # type: ignore[attr-defined]
         print(f"  {module:<44} {lines:>5} lines ({fn_lines} in functions that ran)")
     print(f"{result['modules']} of our modules, {result['lines']} lines "

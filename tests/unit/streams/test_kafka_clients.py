@@ -288,12 +288,16 @@ def test_an_unreachable_broker_is_not_fatal_for_followers() -> None:
     assert not is_fatal(kerr.NotLeaderForPartitionError())
 
 
-#: Constructions only the factory may make, and the modules allowed to make them.
+#: Constructions only the factory may make (clients, and the work-arounds it applies), and
+#: the modules allowed to make them.
 CONSTRUCTIONS = re.compile(r"\b(AIOKafkaConsumer|AIOKafkaProducer|AIOKafkaAdminClient|"
                            r"AIOKafkaClient|faust\.App|install_idle_fetch_backoff|"
+                           r"install_empty_assignment_rejoin|install_oauth_error_challenge|"
                            r"evict_dead_members|create_conn)\(")
 ALLOWED = {"streams/kafka_clients.py", "streams/kafka_access.py", "streams/fetch_backoff.py",
            "streams/member_eviction.py",
+           # each work-around's own unit test installs it
+           "tests/unit/streams/test_group_join.py", "tests/unit/streams/test_oauthbearer.py",
            # the Apache Kafka test launcher's readiness probes and the test of the launcher
            # itself: raw aiokafka on purpose, independent of the code it is used to test
            "tools/kafka/probe.py", "tests/integration/test_apache_kafka.py"}
@@ -313,6 +317,24 @@ def test_no_kafka_client_is_made_outside_the_factory() -> None:
                 if CONSTRUCTIONS.search(code) and not defines:
                     found.append(f"{rel}:{n}: {line.strip()}")
     assert not found, "Kafka clients made outside streams/kafka_clients.py:\n" + "\n".join(found)
+
+
+#: Every work-around of an upstream behaviour, by module -> whose behaviour its docstring's
+#: first line names (docs/architecture.md lists them with when each applies).
+WORK_AROUNDS = {
+    "streams/fetch_backoff.py": "noida-db", "streams/member_eviction.py": "noida-db",
+    "streams/group_join.py": "aiokafka", "streams/oauthbearer.py": "aiokafka",
+    "streams/any_broker.py": "aiokafka", "streams/watchdogs.py": "Faust",
+    "streams/detect/commit_guard.py": "Faust", "streams/detect/stall.py": "Faust",
+    "streams/detect/partition_batches.py": "Faust",
+}
+
+
+@pytest.mark.parametrize(("module", "upstream"), sorted(WORK_AROUNDS.items()))
+def test_each_work_around_says_first_which_upstream_behaviour_it_answers(
+        module: str, upstream: str) -> None:
+    first = (REPO / module).read_text().split("\n", 1)[0]
+    assert first.startswith('"""') and upstream in first, first
 
 
 def test_librdkafka_names_translate_a_working_config(ca: TestCA, client: CertPair) -> None:

@@ -22,7 +22,7 @@ from agents.replay.estimate import (
 from agents.replay.plan import group_name, parse_offsets, parse_since
 from agents.replay.run import progress_line
 from streams.errors import StreamsError
-from streams.series import Series
+from streams.produced import Series
 
 
 def test_range_options() -> None:
