@@ -24,6 +24,8 @@ from aiohttp import web
 from aiohttp.typedefs import Middleware
 from aiohttp.web_protocol import RequestHandler
 
+#: Largest request body (an adjudication is a few KiB); a bigger one is refused with 413.
+MAX_BODY = 64 * 1024
 REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: text/plain\r\n"
            b"Retry-After: 5\r\nConnection: close\r\nContent-Length: 21\r\n\r\n"
            b"too many connections\n")

@@ -16,7 +16,7 @@ from pathlib import Path
 import orjson
 from aiohttp import web
 
-from dashboard.limits import request_started
+from dashboard.limits import MAX_BODY, request_started
 from dashboard.review_api import add_routes
 from dashboard.rows import debrief_cards
 from dashboard.security import add_headers, host_middleware
@@ -111,7 +111,7 @@ async def events(request: web.Request) -> web.StreamResponse:
 
 
 def create_app(state: State) -> web.Application:
-    app = web.Application(client_max_size=64 * 1024, middlewares=[
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[
         host_middleware(state.allowed_hosts), request_started(lambda r: state.guard),
         auth_middleware(state.access)])
     app[STATE] = state

@@ -57,8 +57,6 @@ class LLMSession:
         #: the model that answered last (the configured one until a call answers)
         self.model = model if model is not None else provider.model
         self.usage = TokenUsage()
-        #: the part of ``usage`` answered through the Message Batches API (batch price)
-        self.batch_usage = TokenUsage()
         #: HTTP attempts, failed calls included
         self.calls = 0
         self._cost = 0.0
@@ -72,8 +70,6 @@ class LLMSession:
                 self.reused += 1
                 self.calls += kept.attempts
                 self.usage += kept.usage
-                if kept.batch:
-                    self.batch_usage += kept.usage
                 self.model = kept.model or self.model
                 if m is not None:
                     m.llm_calls.labels(self.worker, name, "reused").inc()
@@ -90,8 +86,6 @@ class LLMSession:
             await self.recall.keep(index, request, resp)
         self.calls += resp.attempts
         self.usage += resp.usage
-        if resp.batch:
-            self.batch_usage += resp.usage
         self.model = resp.model or self.model
         u = resp.usage
         cost = cost_usd(u, resp.model or self.model, self.llm, batch=resp.batch)
