@@ -1,4 +1,4 @@
-"""The detect worker on the real embedded broker with the checked-in sample."""
+"""The detect worker on a real broker with the checked-in sample."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from streams.topics import ensure_topics
 from tests.helpers import collect, produce, test_settings, values, wait_committed, worker
 from tests.integration.sample import Sample, load_sample, reference_jobs
 
-pytestmark = pytest.mark.integration
+# Also on the embedded broker: the detector runs there in the demo and in local development,
+# and these kill and restart workers (member_eviction.py) or start two at once (group_join.py).
+pytestmark = [pytest.mark.integration, pytest.mark.brokers("embedded", "apache")]
 
 
 def by_cell(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
