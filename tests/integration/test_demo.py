@@ -45,7 +45,7 @@ def test_demo_runs_the_whole_pipeline_offline() -> None:
     assert "Judge results (97)" in out
     assert "Debrief evaluations (11)" in out
     assert out.count("safety breach: yes") == 5
-    printed = {_masked(line) for line in out.splitlines()}
+    printed = {_masked(line) for line in (out + proc.stderr).splitlines()}
     shown = readme_demo_lines()  # the README's ten lines are lines the demo prints
     assert len(shown) == 10 and [line for line in shown if line not in printed] == []
     # everything the demo started is gone: no broker or worker still using its directory
