@@ -21,8 +21,10 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 
 
 def _masked(line: str) -> str:
-    """A summary line without what changes between runs or prompts: the port, the version."""
-    line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line.rstrip())
+    """A summary line without what changes between runs or prompts: the port, the version,
+    where --keep-logs kept the logs."""
+    line = re.sub(r" \(logs in \S+\)$| Worker logs: \S+$", "", line.rstrip())
+    line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
     return re.sub(r"\+[0-9a-f]{12}\b", "+HASH", line)
 
 

@@ -158,6 +158,7 @@ def active_partitions(log: str) -> set[int]:
     return {int(r[2]) for r in rows if len(r) > 2 and r[2].strip().isdigit()}
 
 
+@pytest.mark.slow  # a settle window out of service, then a 6,000-record backlog, per variant
 @pytest.mark.parametrize("stale_ticks", [False, True], ids=["own-ticks", "stale-ticks"])
 def test_restart_reads_the_backlog_before_settling_by_timeout(bootstrap: str, tmp_path: Path,
                                                                stale_ticks: bool) -> None:
