@@ -1,5 +1,14 @@
 # The two commands of the README: `make demo` and `make test`. Both install what they need first.
-.PHONY: demo test lint bootstrap schemas bench
+# The test tiers (markers assigned in tests/conftest.py, docs/testing.md):
+#   make test-fast         unit + contract tests, no broker: the inner loop (about 2 minutes)
+#   make test-integration  the integration tests: Apache Kafka, the embedded broker's smoke set
+#   make test              lint, then both tiers: what CI runs (.ci/run)
+.PHONY: demo test test-fast test-integration lint bootstrap schemas bench
+
+# Two processes on a two-core machine: the integration tests mostly wait on brokers and
+# workers. --dist loadfile keeps a file's tests in one process, so a module's cluster starts once.
+JOBS ?= 2
+PYTEST = .venv/bin/python -m pytest -q -rs -p no:cacheprovider -n $(JOBS) --dist loadfile
 
 bootstrap:
 	@./scripts/bootstrap.sh
@@ -8,17 +17,23 @@ demo: bootstrap
 	.venv/bin/judgeflow demo $(DEMO_ARGS)
 
 # Lint first, tests last: pytest's summary line is the closing line CI reads.
-# lint-imports checks the layer contracts in pyproject.toml ([tool.importlinter]).
-test: bootstrap
-	.venv/bin/ruff check .
-	.venv/bin/mypy schemas streams agents dashboard cli tools
-	.venv/bin/lint-imports
-	.venv/bin/python -m pytest -q -rs -p no:cacheprovider
+test: lint
+	$(PYTEST) --durations=15
 
+test-fast: bootstrap
+	$(PYTEST) -m "not integration"
+
+test-integration: bootstrap
+	$(PYTEST) -m integration --durations=15
+
+# lint-imports checks the layer contracts in pyproject.toml ([tool.importlinter]); vulture
+# finds dead code (at 80%: unused imports, arguments and unreachable code; below that it
+# mistakes what pydantic, Faust and aiohttp call for dead).
 lint: bootstrap
 	.venv/bin/ruff check .
 	.venv/bin/mypy schemas streams agents dashboard cli tools
 	.venv/bin/lint-imports
+	.venv/bin/vulture --min-confidence 80 schemas streams agents dashboard cli tools
 
 schemas: bootstrap
 	.venv/bin/judgeflow schemas generate

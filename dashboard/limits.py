@@ -28,6 +28,8 @@ from aiohttp.web_protocol import RequestHandler
 
 from dashboard.errors import REFUSAL_BODY, protocol_error
 
+#: Largest request body (an adjudication is a few KiB); a bigger one is refused with 413.
+MAX_BODY = 64 * 1024
 REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\n"
            b"Retry-After: 5\r\nConnection: close\r\nContent-Length: "
            + str(len(REFUSAL_BODY)).encode() + b"\r\n\r\n" + REFUSAL_BODY)

@@ -34,8 +34,6 @@ from schemas.calibration import Adjudication
 from schemas.chart_review import cell_key
 from schemas.reviewer_labels import classification_choices
 
-MAX_BODY = 64 * 1024
-
 
 async def queue(request: web.Request) -> web.Response:
     state = request.app[STATE]

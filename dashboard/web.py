@@ -18,7 +18,7 @@ from aiohttp import web
 
 from dashboard.access_audit import sign_in_middleware
 from dashboard.errors import json_errors
-from dashboard.limits import request_started
+from dashboard.limits import MAX_BODY, request_started
 from dashboard.probes import add_probe_routes, probe_middleware
 from dashboard.queue import redact
 from dashboard.review_api import add_routes, reviewer_of
@@ -131,7 +131,7 @@ async def events(request: web.Request) -> web.StreamResponse:
 
 
 def create_app(state: State) -> web.Application:
-    app = web.Application(client_max_size=64 * 1024, middlewares=[
+    app = web.Application(client_max_size=MAX_BODY, middlewares=[
         json_errors,  # outermost: every error below it answers {"error": ...}
         probe_middleware(), host_middleware(state.allowed_hosts),
         request_started(lambda r: state.guard), sign_in_middleware(),

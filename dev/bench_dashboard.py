@@ -1,4 +1,4 @@
-"""Figures for the review page (README, issue 12). Not part of the test suite.
+"""Figures for the review page (docs/review-page.md, issue 12). Not part of the test suite.
 
 1. Latency: the demo's whole pipeline (embedded broker, detect, judge and debrief workers,
    the bundled samples) with the dashboard and a headless chromium page attached from the

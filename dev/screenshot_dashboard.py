@@ -1,4 +1,4 @@
-"""Take the README's screenshots of the review page over the demo's data.
+"""Take docs/review-page.md's screenshots of the review page over the demo's data.
 
     .venv/bin/python dev/screenshot_dashboard.py [OUT_DIR]     (default docs/img)
 

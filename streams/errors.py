@@ -10,10 +10,6 @@ class StreamsError(Exception):
     """Root of every error raised by the ``streams`` package."""
 
 
-class BrokerError(StreamsError):
-    """The embedded broker could not be started, reached or stopped."""
-
-
 class BadRecord(StreamsError):
     """An input record that cannot be processed; it goes to the topic's dead-letter queue.
 

@@ -20,8 +20,6 @@ MAX_RATIONALE_CHARS = 8_000
 MAX_QUOTE_CHARS = 2_000
 MAX_EVIDENCE_ITEMS = 32
 MAX_REASON_CHARS = 2_000
-#: Debrief transcript, in characters.
-MAX_TRANSCRIPT_CHARS = 200_000
 #: Largest serialized cell state the detector writes to its table (changelog record).
 MAX_CELL_STATE_BYTES = 512 * 1024
 #: Largest dead-letter record (value + key + headers); a bigger original is truncated.

@@ -31,11 +31,16 @@ import time
 from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
-from types import TracebackType
 
-from streams.errors import BrokerError
+from streams.errors import StreamsError
 
 log = logging.getLogger(__name__)
+
+
+class BrokerError(StreamsError):
+    """A dev broker (embedded or tools.kafka's Apache Kafka) could not be started, reached or
+    stopped. A StreamsError, so that the CLI's one error map says it in one line."""
+
 
 def noida_binary() -> Path:
     try:
@@ -159,6 +164,5 @@ class EmbeddedBroker:
     def __enter__(self) -> EmbeddedBroker:
         return self.start()
 
-    def __exit__(self, et: type[BaseException] | None, e: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

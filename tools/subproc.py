@@ -15,7 +15,6 @@ import sys
 import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 
 from streams.settings import Settings
 from streams.settings_env import settings_env
@@ -84,8 +83,7 @@ class WorkerProcess:
     def __enter__(self) -> WorkerProcess:
         return self
 
-    def __exit__(self, et: type[BaseException] | None, e: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.kill()
 
 

@@ -36,7 +36,7 @@ from agents.versioning import result_id as result_id
 from schemas.skill import Criterion, Skill
 from streams.detect import normalize
 
-#: Bump when the judge prompt changes on purpose (documented in README "Changing the prompt").
+#: Bump when the judge prompt changes on purpose (docs/replay.md, "Changing the prompt").
 LABEL = "judge-v3"
 #: Bump when the type-drift rules change on purpose.
 TYPEDRIFT_LABEL = "typedrift-v1"

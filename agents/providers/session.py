@@ -68,8 +68,6 @@ class LLMSession:
         #: the model that answered last (the configured one until a call answers)
         self.model = model if model is not None else provider.model
         self.usage = TokenUsage()
-        #: the part of ``usage`` answered through the Message Batches API (batch price)
-        self.batch_usage = TokenUsage()
         #: answered calls (journaled ones reused included): the ``llm_calls`` of the output.
         #: A rejected attempt (429, 529, 5xx: not billed) or a failed call is not one; the
         #: ``judgeflow_llm_calls_total`` metric counts those by status.
@@ -118,8 +116,6 @@ class LLMSession:
                 self.reused += 1
                 self.calls += 1
                 self.usage += kept.usage
-                if kept.batch:
-                    self.batch_usage += kept.usage
                 self.model = kept.model or self.model
                 if m is not None:
                     m.llm_calls.labels(self.worker, name, "reused").inc()
@@ -145,8 +141,6 @@ class LLMSession:
             await self.recall.keep(index, request, resp)
         self.calls += 1
         self.usage += resp.usage
-        if resp.batch:
-            self.batch_usage += resp.usage
         self.model = resp.model or self.model
         u = resp.usage
         cost = cost_usd(u, resp.model or self.model, self.llm, batch=resp.batch)

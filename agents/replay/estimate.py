@@ -31,7 +31,7 @@ from agents.providers.settings import LLMSettings
 from agents.providers.startup import prefix_key
 from streams.produced import Series
 
-#: output tokens per call when no earlier result says better (documented in the README)
+#: output tokens per call when no earlier result says better (documented in docs/replay.md)
 OUTPUT_TOKENS_PER_CALL = {"judge": 400, "debrief": 2500}
 CHARS_PER_TOKEN = 3.5
 #: requests counted exactly before the measured ratio takes over

@@ -1,4 +1,4 @@
-"""`judgeflow worker calibrate` on the real embedded broker: the published figures equal the
+"""`judgeflow worker calibrate` on a real broker: the published figures equal the
 hand calculation of tests/unit/agents/calibrate/scenario.py; an adjudication of a task no
 decided cell names is dead-lettered (``unknown_task``, also when it was read before the
 outcomes); a restart publishes nothing new and dead-letters nothing twice; a new

@@ -41,7 +41,8 @@ from tests.unit.agents.debrief.support import attending, request_in
 from tests.unit.agents.judge.fixtures import disagreement
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
-pytestmark = pytest.mark.integration
+# Also on the embedded broker: its SIGKILLed members never expire (streams/member_eviction.py).
+pytestmark = [pytest.mark.integration, pytest.mark.brokers("embedded", "apache")]
 
 KILLS = 2  # per worker
 JOBS = 48

@@ -56,6 +56,8 @@ def run_cli(s: Settings, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([*CLI, *args], capture_output=True, text=True, env=env, timeout=120)
 
 
+# Also on the embedded broker: produce and tail on `judgeflow broker` is the local walk-through.
+@pytest.mark.brokers("embedded", "apache")
 def test_produce_validates_and_tail_reads_back(bootstrap: str, tmp_path: Path) -> None:
     s = test_settings(bootstrap)
     answers = s.topics.agent_answers  # a per-test name: the schema comes from the setting

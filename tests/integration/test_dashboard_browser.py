@@ -1,4 +1,4 @@
-"""The review page in a real browser (Debian chromium, headless) on the embedded broker.
+"""The review page in a real browser (Debian chromium, headless) on a real broker.
 
 Records are produced onto the topics after the page has loaded: the work queue must fill
 over SSE in priority order, a filter must narrow it (and keep narrowing live records), a

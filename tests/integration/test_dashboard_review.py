@@ -1,4 +1,4 @@
-"""A reviewer's decisions in real Chromium on the embedded broker, with the calibrate worker.
+"""A reviewer's decisions in real Chromium on a real broker, with the calibrate worker.
 
 Two reviewers (tokens from a reviewers file) have the queue open. The first takes the top
 item, overrides the judge's answer and saves: exactly one adjudication lands on the topic,

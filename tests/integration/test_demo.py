@@ -17,6 +17,20 @@ from tests.unit.agents.debrief.support import attending, is_debrief
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
 pytestmark = pytest.mark.integration
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def _masked(line: str) -> str:
+    """A summary line without what changes between runs or prompts: the port, the version,
+    where --keep-logs kept the logs."""
+    line = re.sub(r" \(logs in \S+\)$| Worker logs: \S+$", "", line.rstrip())
+    line = re.sub(r"127\.0\.0\.1:\d+", "127.0.0.1:PORT", line)
+    return re.sub(r"\+[0-9a-f]{12}\b", "+HASH", line)
+
+
+def readme_demo_lines() -> list[str]:
+    block = README.read_text(encoding="utf-8").split("```text\n", 1)[1].split("```", 1)[0]
+    return [_masked(line) for line in block.splitlines()]
 
 
 def test_demo_runs_the_whole_pipeline_offline() -> None:
@@ -33,6 +47,9 @@ def test_demo_runs_the_whole_pipeline_offline() -> None:
     assert "Judge results (97)" in out
     assert "Debrief evaluations (11)" in out
     assert out.count("safety breach: yes") == 5
+    printed = {_masked(line) for line in (out + proc.stderr).splitlines()}
+    shown = readme_demo_lines()  # the README's ten lines are lines the demo prints
+    assert len(shown) == 10 and [line for line in shown if line not in printed] == []
     # everything the demo started is gone: no broker or worker still using its directory
     work = re.search(r"logs in (\S+)\)", out)
     assert work is not None

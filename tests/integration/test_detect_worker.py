@@ -1,4 +1,4 @@
-"""The detect worker on the real embedded broker with the checked-in sample."""
+"""The detect worker on a real broker with the checked-in sample."""
 
 from __future__ import annotations
 
@@ -19,7 +19,9 @@ from streams.topics import ensure_topics
 from tests.helpers import collect, produce, test_settings, values, wait_committed, worker
 from tests.integration.sample import Sample, load_sample, reference_jobs
 
-pytestmark = pytest.mark.integration
+# Also on the embedded broker: the detector runs there in the demo and in local development,
+# and these kill and restart workers (member_eviction.py) or start two at once (group_join.py).
+pytestmark = [pytest.mark.integration, pytest.mark.brokers("embedded", "apache")]
 
 
 def by_cell(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -156,6 +158,7 @@ def active_partitions(log: str) -> set[int]:
     return {int(r[2]) for r in rows if len(r) > 2 and r[2].strip().isdigit()}
 
 
+@pytest.mark.slow  # a settle window out of service, then a 6,000-record backlog, per variant
 @pytest.mark.parametrize("stale_ticks", [False, True], ids=["own-ticks", "stale-ticks"])
 def test_restart_reads_the_backlog_before_settling_by_timeout(bootstrap: str, tmp_path: Path,
                                                                stale_ticks: bool) -> None:

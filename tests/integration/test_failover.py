@@ -42,7 +42,8 @@ from tests.unit.agents.judge.fixtures import disagreement
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 from tools.kafka import ApacheKafka
 
-pytestmark = pytest.mark.integration
+# A 3-node cluster, leader kills, a rolling restart and a 30 s cut: minutes, not seconds.
+pytestmark = [pytest.mark.integration, pytest.mark.slow]
 
 TAG = re.compile(r"failover-job-\d+")
 LLM = {"concurrency": 4, "deadline_seconds": 30.0}

@@ -1,4 +1,4 @@
-"""Foreign skill folders with real processes: the detect worker on the embedded broker with a
+"""Foreign skill folders with real processes: the detect worker on a real broker with a
 folder written by another team (one file broken), and the start-up errors of a worker whose
 skill folder is missing or empty."""
 

@@ -14,7 +14,8 @@ import pytest
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, test_settings, worker
 
-pytestmark = pytest.mark.integration
+# Also on the embedded broker, whose ignored Fetch max-wait streams/fetch_backoff.py answers.
+pytestmark = [pytest.mark.integration, pytest.mark.brokers("embedded", "apache")]
 TICKS = os.sysconf("SC_CLK_TCK")
 
 

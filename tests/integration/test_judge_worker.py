@@ -1,4 +1,4 @@
-"""The judge worker against the real embedded broker and the fake Anthropic server: every
+"""The judge worker against a real broker and the fake Anthropic server: every
 job yields exactly one result (ok or fallback) while bad records and a job the model keeps
 refusing while it answers the others (replayable, ``llm_unavailable``) go to the DLQ and the
 worker keeps going; after a SIGKILL mid-batch and a restart, still one result per job, and
@@ -126,6 +126,8 @@ async def test_every_job_gets_one_result_and_the_worker_keeps_going(
             assert r["analysis"]["suggested_answer"] is None
 
 
+# Also on the embedded broker: its SIGKILLed members never expire (streams/member_eviction.py).
+@pytest.mark.brokers("embedded", "apache")
 async def test_sigkill_mid_batch_then_restart_leaves_one_result_per_job(
         bootstrap: str, tmp_path: Path) -> None:
     # offsets are committed rarely, so every result published before the kill is redelivered

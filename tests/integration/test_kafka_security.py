@@ -510,15 +510,15 @@ def test_removing_one_acl_stops_a_cli_command_in_one_line_naming_it(
           f"{proc.returncode} after {elapsed:.2f}s")
 
 
+# On the embedded broker only: it is what the client factory must recognise.
+@pytest.mark.brokers("embedded")
 def test_the_embedded_broker_is_recognised_and_kafka_is_not(bootstrap: str, broker: Any,
                                                            kafka: ApacheKafka) -> None:
     """The work-arounds go to noida-db only: recognised by what it answers, never Kafka."""
     from streams import kafka_clients
     from tools.broker import EmbeddedBroker
 
-    if not isinstance(broker, EmbeddedBroker):
-        pytest.skip("about the embedded broker")
-
+    assert isinstance(broker, EmbeddedBroker)
     embedded = asyncio.run(kafka_clients.connect(bootstrap))
     apache = asyncio.run(kafka_clients.connect(kafka.bootstrap))
     assert embedded.embedded == "noida-db 0.2.3"

@@ -1,4 +1,4 @@
-"""A task with three expected agents, end to end on the embedded broker: detect decides each
+"""A task with three expected agents, end to end on a real broker: detect decides each
 cell once all three answered, the judge's results name all three by id (a third agent whose
 answer is the suggested one counts as right), and calibration names them too (issue 16)."""
 

@@ -86,10 +86,6 @@ class TierUse:
     def refusals(self) -> int:
         return sum(self.refused.values())
 
-    def per_minute(self, dim: str) -> float:
-        minutes = self.span / self.minute_seconds
-        return self.spent.get(dim, 0.0) / minutes if minutes else 0.0
-
 
 def report(use: TierUse, cells: int, seconds: float, statuses: dict[str, int],
            cache_share: float, model: str, minimum: int, tier: bool = True) -> list[str]:

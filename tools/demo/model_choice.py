@@ -1,9 +1,9 @@
-"""``python -m tools.demo.model_choice``: the README's "Choosing a model by evidence" walk,
+"""``python -m tools.demo.model_choice``: docs/replay.md's "Choosing a model by evidence" walk,
 offline: the embedded broker, the detect and judge workers on the sample, the fake Claude
 API answering as :class:`tools.fakes.fake_sample_judge.SampleJudge` (it agrees with the
 sample's reviewers, except that as Haiku it blames the wrong agent on ``ckd_stage``),
 then a replay that moves two criteria to Haiku and ``judgeflow compare``. Prints each
-command and its output, as the README shows them.
+command and its output, as docs/replay.md shows them.
 """
 
 from __future__ import annotations

@@ -82,8 +82,6 @@ from tools.fakes.fake_models import load as load_models
 from tools.fakes.fake_reply import Reply
 from tools.fakes.fake_tier import Tier
 
-DEFAULT_MODEL = "claude-sonnet-5-5"
-
 
 @dataclass
 class Received:

@@ -18,12 +18,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from streams.errors import BrokerError
+from tools.broker import BrokerError
 
 POM = Path(__file__).resolve().parent / "pom.xml"
 KAFKA_VERSION = re.search(r"<kafka.version>([^<]+)</kafka.version>", POM.read_text())[1]  # type: ignore[index]
-#: Newest class-file major version the pinned jars may have: 61 = Java 17.
-JAVA_CLASS_MAJOR = 61
+# The pinned jars are Java 17 class files (major version 61): OpenJDK 17 runs them.
 
 
 class KafkaUnavailable(BrokerError):

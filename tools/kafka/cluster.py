@@ -50,11 +50,9 @@ import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 from typing import Any
 
-from streams.errors import BrokerError
-from tools.broker import die_with_parent, free_port
+from tools.broker import BrokerError, die_with_parent, free_port
 from tools.kafka import acl, probe
 from tools.kafka.certs import CertPair, TestCA
 from tools.kafka.classpath import kafka_classpath
@@ -371,6 +369,5 @@ class ApacheKafka:
     def __enter__(self) -> ApacheKafka:
         return self.start()
 
-    def __exit__(self, et: type[BaseException] | None, e: BaseException | None,
-                 tb: TracebackType | None) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.stop()

@@ -24,7 +24,6 @@ class TcpProxy:
         self.target_port = target_port
         self.host = host
         self.target_host = target_host or host
-        self.connections = 0
         self._server: asyncio.Server | None = None
         self._writers: set[asyncio.StreamWriter] = set()
         self._loop = asyncio.new_event_loop()
@@ -67,7 +66,6 @@ class TcpProxy:
         except OSError:
             writer.transport.abort()
             return
-        self.connections += 1
         self._writers |= {writer, up_writer}
 
         async def pipe(src: asyncio.StreamReader, dst: asyncio.StreamWriter) -> None:

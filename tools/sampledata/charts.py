@@ -173,13 +173,18 @@ def _header(doc: Doc, p: Profile, plan: NotePlan, rng: random.Random) -> None:
     doc.line()
 
 
-def _clinic_note(doc: Doc, p: Profile, plan: NotePlan, rng: random.Random) -> None:
+def _history(doc: Doc, plan: NotePlan) -> None:
+    """The two sections every clinic and ED note opens with."""
     doc.line("HISTORY OF PRESENT ILLNESS")
     _slot(doc, plan, "hpi")
     doc.line()
     doc.line("PAST MEDICAL HISTORY")
     _slot(doc, plan, "pmh", prefix="- ")
     doc.line()
+
+
+def _clinic_note(doc: Doc, p: Profile, plan: NotePlan, rng: random.Random) -> None:
+    _history(doc, plan)
     if plan.kind in ("pcp", "endo", "gyn"):
         doc.line("FAMILY HISTORY")
         for text, tags in p.family:
@@ -346,12 +351,7 @@ def _dc_note(doc: Doc, p: Profile, plan: NotePlan, rng: random.Random) -> None:
 
 
 def _ed_note(doc: Doc, p: Profile, plan: NotePlan, rng: random.Random) -> None:
-    doc.line("HISTORY OF PRESENT ILLNESS")
-    _slot(doc, plan, "hpi")
-    doc.line()
-    doc.line("PAST MEDICAL HISTORY")
-    _slot(doc, plan, "pmh", prefix="- ")
-    doc.line()
+    _history(doc, plan)
     _med_lines(doc, p, plan.when, "HOME MEDICATIONS")
     doc.line()
     _ros_exam(doc, p, rng, injury=p.dm == "unknown")

@@ -26,8 +26,6 @@ from tools.sampledata.skill_files import FIELD_IDS, TASK_ID, schema_of, skill_fi
 
 SEED = 20240506
 MANAGED = ("skill", "charts")
-TOP_FILES = ("answers.jsonl", "answers.malformed.jsonl", "answers.malformed.README",
-             "truth.jsonl", "adjudications.jsonl")
 
 
 def _jsonl(rows: list[dict[str, Any]]) -> bytes:

@@ -13,6 +13,7 @@ from aiohttp.test_utils import TestClient, TestServer
 from agents.context.charts import ChartStore
 from dashboard.feed import FeedStatus, Hub
 from dashboard.identity import hash_token, pseudonym
+from dashboard.limits import MAX_BODY
 from dashboard.sessions import CSRF_COOKIE, Access
 from dashboard.web import State, create_app
 from dashboard.window import JOBS, RESULTS, Window
@@ -162,3 +163,15 @@ async def test_a_reviewer_token_names_its_reviewer_and_a_down_broker_is_a_503(
     bearer = await c.post("/api/adjudications", json={**BODY, "final_answer": "maybe"},
                           headers=same_origin(c, Authorization=f"Bearer {ALICE}"))
     assert bearer.status == 400  # a tool with the reviewer's token passes identity too
+
+
+async def test_a_body_over_the_cap_is_refused_before_it_is_read(make: Any) -> None:
+    c, state = await make(Access(reviewers={hash_token(ALICE): "alice"}))
+    assert (await c.get(f"/auth?token={ALICE}", allow_redirects=False)).status == 303
+    comment = "x" * MAX_BODY  # a valid adjudication, its comment alone at the cap
+    big = await c.post("/api/adjudications", json={**BODY, "comment": comment},
+                       headers=same_origin(c))
+    assert big.status == 413 and len(state.decisions) == 0
+    fits = await c.post("/api/adjudications", json={**BODY, "final_answer": "maybe"},
+                        headers=same_origin(c))
+    assert fits.status == 400  # under the cap the body is read (and checked)

@@ -20,6 +20,14 @@ def test_is_left_out(answer: bytes | None, left_out: bool) -> None:
     assert group_join.is_left_out(answer) is left_out
 
 
+def not_installed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """As before the first install, until the test ends: an install on fakes must not leave
+    the fakes' methods behind the real patched aiokafka classes of this process (a later
+    test's consumer would call them)."""
+    for name in ("_original", "_original_reset", "_original_join"):
+        monkeypatch.setattr(group_join, name, None)
+
+
 class FakeCoordinator:
     generation = 7
 
@@ -43,7 +51,7 @@ def test_patched_sync_rejoins_only_when_left_out(monkeypatch: pytest.MonkeyPatch
 
     cls = group_coordinator.CoordinatorGroupRebalance
     monkeypatch.setattr(cls, "_send_sync_group_request", original)
-    monkeypatch.setattr(group_join, "_original", None)
+    not_installed(monkeypatch)
     monkeypatch.setattr(group_join._coordinator, "GroupCoordinator",
                         type("Coordinator", (FakeGroupCoordinator,), {}))
     monkeypatch.setattr(cls, "perform_group_join", cls.perform_group_join)
@@ -57,7 +65,7 @@ def test_patched_sync_rejoins_only_when_left_out(monkeypatch: pytest.MonkeyPatch
 
 
 def test_not_installed_on_an_unchecked_aiokafka(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(group_join, "_original", None)
+    not_installed(monkeypatch)
     monkeypatch.setattr(group_join.aiokafka, "__version__", "0.0.1")
     assert group_join.install_empty_assignment_rejoin() is False
 
@@ -94,7 +102,7 @@ def installed_on(monkeypatch: pytest.MonkeyPatch
         _send_sync_group_request})
     monkeypatch.setattr(group_join._coordinator, "GroupCoordinator", coordinator)
     monkeypatch.setattr(group_join._coordinator, "CoordinatorGroupRebalance", rebalance)
-    monkeypatch.setattr(group_join, "_original", None)
+    not_installed(monkeypatch)
     assert group_join.install_empty_assignment_rejoin()
     return coordinator, rebalance
 

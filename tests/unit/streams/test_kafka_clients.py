@@ -228,7 +228,7 @@ def test_a_bare_address_is_one_plaintext_settings_object() -> None:
     assert a.security_protocol == "PLAINTEXT"
 
 
-@pytest.mark.parametrize(("broker", "cluster_id", "want"), [
+@pytest.mark.parametrize(("setting", "cluster_id", "want"), [
     ("auto", NOIDA_ID, "noida-db 0.2.3"),
     ("auto", "4L6g3nShT-eMCtK--X86sw", None),  # a real Kafka cluster id
     ("auto", None, None),
@@ -236,9 +236,9 @@ def test_a_bare_address_is_one_plaintext_settings_object() -> None:
     ("embedded", NOIDA_ID, "noida-db 0.2.3"),
     ("embedded", "4L6g3nShT-eMCtK--X86sw", "embedded broker"),
 ])
-def test_only_the_embedded_broker_gets_its_work_arounds(broker: str, cluster_id: str | None,
+def test_only_the_embedded_broker_gets_its_work_arounds(setting: str, cluster_id: str | None,
                                                         want: str | None) -> None:
-    k = KafkaSettings(broker=broker)
+    k = KafkaSettings(broker=setting)
     info = ClusterInfo("127.0.0.1:9092", cluster_id, {})
     assert kafka_clients.embedded_name(k, info) == want
 
