@@ -69,6 +69,43 @@ def write_parquet(rows: list[dict[str, Any]], columns: tuple[str, ...], path: Pa
     pq.write_table(table.select(list(columns)), path)
 
 
+#: patients named per audit event of an export (a record stays far below Kafka's 1 MB)
+AUDIT_PATIENTS_PER_EVENT = 2000
+
+
+async def audit_export(settings: Settings, table: list[dict[str, Any]]) -> None:
+    """The export's access audit events (docs/security.md "Access audit"), acknowledged by
+    the broker before the file is written: no trail, no export. Patient ids only."""
+    import getpass
+    import re
+    import uuid
+    from datetime import UTC, datetime
+
+    import orjson
+
+    from dashboard.writer import WriteFailed, Writer
+    from schemas.audit import AuditEvent
+
+    patients = sorted({str(r["patient_id"]) for r in table if r.get("patient_id")})
+    operator = re.sub(r"[^A-Za-z0-9._-]", "_", getpass.getuser())[:64] or "unknown"
+    writer = Writer(settings.kafka, settings.topics.audit)
+    try:
+        for start in range(0, max(len(patients), 1), AUDIT_PATIENTS_PER_EVENT):
+            event = AuditEvent(
+                audit_id=uuid.uuid4().hex, at=datetime.now(UTC), action="export",
+                session=f"cli-{operator}", route="judgeflow export",
+                patient_ids=tuple(patients[start:start + AUDIT_PATIENTS_PER_EVENT]),
+                records=len(table))
+            await writer.send_record(event.key.encode(), orjson.dumps(
+                event.model_dump(mode="json", exclude_none=True)))
+    except WriteFailed:
+        raise CommandError("the access audit trail did not acknowledge this export, so "
+                           "nothing was written; check the broker and the principal's "
+                           f"Write ACL on {settings.topics.audit}") from None
+    finally:
+        await writer.close()
+
+
 def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.calibrate.export import COLUMNS, rows
 
@@ -79,6 +116,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         raise CommandError(f"no such directory: {args.output.parent}", ExitCode.USAGE)
     adjudications, results, bad = asyncio.run(gather(settings))
     table = rows(adjudications, results)
+    asyncio.run(audit_export(settings, table))
     if str(args.output) == "-":
         write_csv(table, COLUMNS, sys.stdout)
     elif fmt == "csv":

@@ -12,7 +12,7 @@ import pytest
 
 from agents.calibrate.export import COLUMNS
 from schemas.calibration import Adjudication
-from tests.helpers import produce, test_settings
+from tests.helpers import collect, produce, test_settings, values
 from tests.integration.test_calibrate_worker import load_scenario
 from tests.integration.test_cli import run_cli
 from tests.unit.agents.calibrate import scenario as sc
@@ -51,6 +51,13 @@ async def test_export_csv_and_parquet(bootstrap: str, tmp_path: Path) -> None:
     parquet = pq.read_table(tmp_path / "adj.parquet").to_pylist()
     assert [r["cell"] for r in parquet] == [r["cell"] for r in table]
     assert next(r for r in parquet if r["cell"] == "T|c5|f")["review_slot"] == 2
+
+    # each export was audited before its file was written: the patients, no text
+    events = values(await collect(bootstrap, s.topics.audit, until=2))
+    assert [e["action"] for e in events] == ["export", "export"]
+    assert set(events[0]["patient_ids"]) == {r["patient_id"] for r in table}
+    assert events[0]["records"] == 7 and events[0]["route"] == "judgeflow export"
+    assert "CHART TEXT" not in str(events)
 
     bad = run_cli(s, "export", str(tmp_path / "no" / "such" / "x.csv"))
     assert bad.returncode == 2 and "no such directory" in bad.stderr
