@@ -16,7 +16,7 @@ from agents.judge.gates import GateAnswers
 from agents.judge.gates_feed import following
 from agents.judge.judge import Judge
 from agents.judge.routes import Route, build_routes, check_overrides, check_routes
-from agents.judge.run import decode_job, make_handler
+from agents.judge.run import accept_job, make_handler
 from agents.providers.factory import is_offline, make_provider, model_entry
 from agents.replay.batch import PresetProvider
 from agents.replay.driver import Pricing, Target
@@ -97,6 +97,12 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     ledger = await ProducedIds.from_topic(settings.kafka,
                                           settings.topics.judge_results, "result_id", "job_id")
     topics = settings.topics
+    tasks = frozenset(settings.tasks)
+
+    def decode(value: bytes | None) -> JudgeJob:
+        # the worker's check: a job it would dead-letter is neither priced, submitted to a
+        # batch nor judged (the batch path submits before the handler runs)
+        return accept_job(value, skill, tasks)
 
     def pricing(job: JudgeJob) -> Pricing:
         s, p = judge.route(job.field_id)
@@ -105,7 +111,7 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     target = Target(
         worker="judge", version=judge.series_version, input_topic=topics.judge_jobs,
         output_topic=topics.judge_results,
-        handler=make_handler(judge, ledger, topics.judge_results), decode=decode_job,
+        handler=make_handler(judge, ledger, topics.judge_results), decode=decode,
         result_id=judge.result_id, published=ledger.__contains__,
         first_request=judge.first_request, keep=filters.keep_job, pricing=pricing)
     return target, ledger.series

@@ -13,7 +13,7 @@ import pytest
 
 from agents.debrief.handler import parse_request
 from agents.debrief.sampledata import REQUESTS_FILE
-from agents.judge.run import admit, decode_job
+from agents.judge.run import accept_job, admit, decode_job
 from schemas.calibration import Adjudication
 from schemas.chart_review import AgentAnswer, CellOutcome, JudgeJob
 from schemas.medkit import DebriefRequest
@@ -43,7 +43,7 @@ def verdict(check: Callable[[bytes], Any], raw: bytes) -> str | None:
 @pytest.fixture(scope="module")
 def check_job(tmp_path_factory: pytest.TempPathFactory) -> Callable[[bytes], Any]:
     skill = load_skill(write_skill(tmp_path_factory.mktemp("skill")))
-    return lambda raw: admit(decode_job(raw), skill, {TASK})
+    return lambda raw: accept_job(raw, skill, {TASK})
 
 
 @pytest.mark.parametrize(("name", "raw", "expected"), probe.jobs(),
