@@ -125,13 +125,19 @@ async def debrief_target(settings: Settings, provider: Any, metrics: Metrics,
                                             topics.case_evaluations, "evaluation_id",
                                             "request_id")
 
+    cases = frozenset(settings.debrief_cases)
+
+    def decode(value: bytes | None) -> DebriefRequest:
+        # the worker's check: a request for a case outside the catalogue is not graded
+        return parse_request(value, cases)
+
     def first(request: DebriefRequest) -> Any:
         return None if grader.offline else grader.first_request(request)
 
     target = Target(
         worker="debrief", version=grader.prompt_version,
         input_topic=topics.debrief_requests, output_topic=topics.case_evaluations,
-        handler=DebriefHandler(grader, topics.case_evaluations, produced),
-        decode=parse_request, result_id=lambda r: grader.evaluation_id(r.request_id),
+        handler=DebriefHandler(grader, topics.case_evaluations, produced, cases),
+        decode=decode, result_id=lambda r: grader.evaluation_id(r.request_id),
         published=produced.__contains__, first_request=first)
     return target, produced.series
