@@ -14,9 +14,10 @@ copies) may carry a forged block. So any tag that is not the one opening tag fol
 the one closing tag — a second block before or after ours, with or without text between,
 a nested or unterminated block, a stray closing tag, a near-miss spelling — is
 ``sentinel_blocks`` with no object (never "the last block wins"); a JSON object repeating a
-key (the one who writes last would win) is ``duplicate_key``. Both get the repair
-round-trip, and ``sentinel_blocks`` and ``multiple_answers`` keep the result ``flagged`` even when the repair is
-clean (:data:`agents.judge.validate.UNTRUSTED`): the reviewer must see it.
+key (the one who writes last would win) is ``duplicate_key``. All get the repair
+round-trip, and ``sentinel_blocks`` and ``multiple_answers`` keep the result ``flagged``
+even when the repair is clean (:data:`agents.judge.validate.UNTRUSTED`): the reviewer must
+see it.
 """
 
 from __future__ import annotations

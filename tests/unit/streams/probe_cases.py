@@ -40,6 +40,12 @@ def other_task_job() -> dict[str, Any]:
     return data
 
 
+def long_quote_job() -> dict[str, Any]:
+    data = good_job("job-probe-quote")
+    data["answers"][0]["evidence"][0]["quote"] = "q" * (limits.MAX_QUOTE_CHARS + 1)
+    return data
+
+
 def unknown_criterion_job() -> dict[str, Any]:
     return job("disagreement", answer("default", True, field_id="hba1c_trend"),
                answer("skeptical", False, field_id="hba1c_trend"),
@@ -74,6 +80,7 @@ def jobs() -> list[tuple[str, bytes, str | None]]:
                                                                   b"[NaN,false]"),
          "schema_error"),
         ("job that is a JSON array", b"[1]", "invalid_json"),
+        ("job with an over-long quote", dumps(long_quote_job()), "oversized"),
         ("good job", dumps(good_job()), None),
     ]
 
@@ -133,6 +140,9 @@ def answers() -> list[tuple[str, bytes, str | None]]:
          "schema_error"),
         ("answer time without offset", dumps(agent_answer(5, emitted_at="2024-05-06T09:00:01")),
          "schema_error"),
+        ("answer with an over-long quote", dumps(agent_answer(7, evidence=[
+            {"note_id": "P001-N04", "quote": "q" * (limits.MAX_QUOTE_CHARS + 1)}])),
+         "oversized"),
         ("answer over its own bound, under the default",
          dumps(agent_answer(6, rationale="x" * (limits.MAX_ANSWER_BYTES + 1))), "oversized"),
         ("good answer", dumps(a), None),

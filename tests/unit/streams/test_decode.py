@@ -77,9 +77,14 @@ def detector() -> DetectProcessor:
 def test_probe_answers(detector: DetectProcessor, name: str, raw: bytes,
                        expected: str | None) -> None:
     """Detect decodes its input itself (its own messages, the golden files pin them) but
-    must give the verdicts of the one decoder: the same type from both."""
+    must give the verdicts of the one decoder and the limits: the same type from both."""
     assert verdict(detector.validate, raw) == expected, name
-    assert verdict(lambda r: decode_record(AgentAnswer, r), raw) == expected, name
+
+    def decoded(r: bytes) -> None:  # what produce checks an answer with
+        if problems := limits.record_problems(decode_record(AgentAnswer, r)):
+            raise BadRecord("oversized", "; ".join(problems))
+
+    assert verdict(decoded, raw) == expected, name
 
 
 def test_no_catalogue_and_no_tasks_accept_any_case_and_task(
