@@ -129,6 +129,8 @@ async def serve(settings: Settings, provider: Provider | None = None,
             **worker_options(settings.llm))
         log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
                  provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
+        if (open_to_all := settings.open_admission("judge")) is not None:
+            log.warning("judge worker: %s", open_to_all)
         for field_id, route in sorted(routes.items()):
             log.info("judge worker: criterion %s on model %s (effort %s), prompt version %s",
                      field_id, route.provider.model, route.settings.llm.effort or "default",

@@ -86,6 +86,7 @@ async def test_judge_dead_letters_the_probe_jobs_before_paying(bootstrap: str,
     assert len(fake.message_requests()) == results[0]["usage"]["llm_calls"] >= 1
     assert "job forged" not in log and "\x1b" not in log and "Traceback" not in log
     assert "skipped" in log and "schema_error" in log  # the gate reader said so, went on
+    assert "JUDGEFLOW_TASKS is empty" not in log  # set: no warning
 
 
 async def test_debrief_dead_letters_the_probe_requests_before_paying(bootstrap: str,
