@@ -27,6 +27,18 @@ class Settings(StreamsSettings):
     #: Empty (the default): every case is graded.
     debrief_cases: Annotated[tuple[str, ...], NoDecode] = ()
 
+    def open_admission(self, worker: str) -> str | None:
+        """The start-up WARNING of a worker that pays for any input (no source in the
+        deployment says which tasks or cases are real, so the default cannot narrow it):
+        ``None`` when its list is set."""
+        if worker == "judge" and not self.tasks:
+            return ("JUDGEFLOW_TASKS is empty: jobs of every task are judged and paid for; "
+                    "set it to the task ids judged here (docs/configuration.md)")
+        if worker == "debrief" and not self.debrief_cases:
+            return ("JUDGEFLOW_DEBRIEF_CASES is empty: requests for every case are graded "
+                    "and paid for; set it to the simulator's case ids (docs/configuration.md)")
+        return None
+
     @field_validator("debrief_cases", mode="before")
     @classmethod
     def _split_cases(cls, value: object) -> object:

@@ -6,14 +6,13 @@ import argparse
 import asyncio
 import sys
 from pathlib import Path
-from typing import Any
 
 import orjson
-from pydantic import ValidationError
 
-from schemas.errors import describe
 from schemas.registry import CONTRACTS, TopicContract
-from streams.decode import has_duplicate_key, max_bytes
+from streams import limits
+from streams.decode import decode_record
+from streams.errors import BadRecord
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_acls import produce_acls
 from streams.settings import Settings
@@ -43,24 +42,18 @@ def contract_for(topic: str, settings: Settings) -> TopicContract | None:
 
 def prepare(line: bytes, contract: TopicContract | None) -> tuple[bytes | None, bytes]:
     """Validate one line; returns (key, value bytes). Raises ValueError with a safe message.
-    The checks of the workers' decoding (:mod:`streams.decode`: size bound, duplicate keys)
-    come first, so that nothing a worker would dead-letter is sent; the model's messages
-    are pydantic's (the sender's own file: no value is quoted)."""
+    The consuming worker's own checks: :func:`streams.decode.decode_record` (size bound,
+    JSON, duplicate keys, the model) then its free-text limits, so that nothing a worker
+    would dead-letter for its contract is sent; the message starts with the dead-letter
+    type it would get and quotes no value."""
     if contract is None:
         return None, line
-    bound = max_bytes(contract.model)
-    if len(line) > bound:
-        raise ValueError(f"{len(line)} bytes exceeds the limit of {bound} bytes")
     try:
-        data: Any = orjson.loads(line)
-    except orjson.JSONDecodeError as exc:
-        raise ValueError(f"not JSON ({exc.msg})") from None
-    if has_duplicate_key(line):
-        raise ValueError("a JSON object has a duplicate key")
-    try:
-        rec = contract.model.model_validate(data)
-    except ValidationError as exc:
-        raise ValueError(describe(exc)) from None
+        rec = decode_record(contract.model, line)
+        if problems := limits.record_problems(rec):
+            raise BadRecord("oversized", "; ".join(problems))
+    except BadRecord as exc:
+        raise ValueError(f"{exc.error_type}: {exc.message}") from None
     return contract.key(rec).encode(), orjson.dumps(rec.model_dump(mode="json"))
 
 

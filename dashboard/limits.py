@@ -3,8 +3,9 @@
 aiohttp has no cap on connections and no deadline for a request's headers, so a few hundred
 slow or idle sockets could hold the page. :class:`GuardedSite` wraps aiohttp's protocol
 factory: beyond ``max_connections`` a new connection gets a plain ``503`` and is closed, and
-so does one beyond ``max_per_client`` from one client address (so that no one client, a
-local one included, can hold every connection and lock the reviewers out); a
+so does one beyond ``max_per_client`` from one client (:func:`dashboard.peers.client_of`:
+all loopback addresses are one client, IPv6 counts by /64; so that no one client, a local
+one included, can hold every connection and lock the reviewers out); a
 sweeper (every ``sweep_every`` seconds) closes connections whose request headers have not
 arrived within ``header_timeout`` (counted from the first byte of a request, or from the
 connection for the first request: a client that connects and says nothing, or sends half a
@@ -27,6 +28,7 @@ from aiohttp.typedefs import Middleware
 from aiohttp.web_protocol import RequestHandler
 
 from dashboard.errors import REFUSAL_BODY, protocol_error
+from dashboard.peers import client_of
 
 #: Largest request body (an adjudication is a few KiB); a bigger one is refused with 413.
 MAX_BODY = 64 * 1024
@@ -38,7 +40,8 @@ REFUSAL = (b"HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\
 @dataclass
 class Limits:
     max_connections: int = 256
-    #: open connections of one client address at most (a quarter of the default total)
+    #: open connections of one client at most (a quarter of the default total; see
+    #: :func:`dashboard.peers.client_of`)
     max_per_client: int = 64
     max_streams: int = 64
     header_timeout: float = 10.0
@@ -104,7 +107,7 @@ class Guard:
     def __init__(self, server: web.Server, limits: Limits) -> None:
         self.server, self.limits = server, limits
         self.conns: dict[int, _Conn] = {}
-        #: open connections per client address
+        #: open connections per client (:func:`dashboard.peers.client_of`)
         self.per_client: dict[str, int] = {}
         self.refused = 0
         #: of ``refused``, those refused for the client's own share
@@ -129,7 +132,7 @@ class Guard:
         client holds ``max_per_client`` connections already."""
         assert isinstance(transport, asyncio.Transport)
         peer = transport.get_extra_info("peername")
-        client = str(peer[0]) if isinstance(peer, tuple) and peer else ""
+        client = client_of(str(peer[0])) if isinstance(peer, tuple) and peer else ""
         if self.per_client.get(client, 0) >= self.limits.max_per_client:
             self.refused += 1
             self.refused_client += 1

@@ -74,8 +74,8 @@ class AgentAnswer(Frozen, CellKeyed):
     """One reviewer agent's answer to one criterion for one patient."""
 
     schema_version: int = SCHEMA_VERSION
-    event_id: BoundedId
-    run_id: BoundedId
+    event_id: RecordId
+    run_id: RecordId
     task_id: SafeId
     patient_id: SafeId
     field_id: SafeId

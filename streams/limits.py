@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from schemas.chart_review import AgentAnswer, JudgeJob
+
 #: Largest record value a worker accepts on an input topic (bigger -> DLQ ``oversized``).
 MAX_INPUT_RECORD_BYTES = 512 * 1024
 #: Largest agent answer (one criterion, one agent) the detector accepts.
@@ -81,3 +83,14 @@ def job_problems(job: Any) -> list[str]:
     """Free-text limits over every answer of a JudgeJob-shaped object."""
     return [f"answers[{i}].{p}" for i, a in enumerate(getattr(job, "answers", ()))
             for p in text_problems(a)]
+
+
+def record_problems(record: Any) -> list[str]:
+    """The free-text limits the consuming worker applies after decoding ``record`` (detect:
+    an answer's; the judge: every answer of a job's), for ``judgeflow produce`` to refuse
+    what a worker would dead-letter ``oversized``."""
+    if isinstance(record, JudgeJob):
+        return job_problems(record)
+    if isinstance(record, AgentAnswer):
+        return text_problems(record)
+    return []

@@ -48,6 +48,8 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
                                   **worker_options(settings.llm))
         log.info("debrief worker: provider %s, prompt %s, %d evaluation(s) already published",
                  provider.name, grader.prompt_version, len(produced))
+        if (open_to_all := settings.open_admission("debrief")) is not None:
+            log.warning("debrief worker: %s", open_to_all)
         await serve_until(worker, stop, provider)
 
 

@@ -127,8 +127,9 @@ def correct_verdicts(payload: CaseEvaluationInput, out: Checked) -> dict[str, ob
 def check(request: DebriefRequest, rubric: CaseRubric, rubric_source: str,
           payload: CaseEvaluationInput) -> Checked:
     if payload.case_id != request.case_id:
-        raise InvalidOutput([f"case_id {payload.case_id!r} is not the case of this request "
-                             f"({request.case_id!r})"])
+        # the message becomes a published dead-letter header: name the mismatch, never the
+        # model's text (any characters) nor the request's id
+        raise InvalidOutput(["the evaluation's case_id is not the case of this request"])
     out = Checked(payload=payload)
     allowed = request.registry_slice.rec_ids
     out.rubric_unknown_refs = rubric_unknown_refs(rubric, allowed)

@@ -1,6 +1,7 @@
 """Turn a model response into the raw JSON object it contains. Pure functions.
 
-Accepted, in order: exactly one tool call carrying the object; in structured mode, text
+Accepted, in order: exactly one tool call carrying the object (with no sentinel tag in the
+text: that is ``multiple_answers``); in structured mode, text
 that is one bare JSON object (what structured output returns: sentinel-like text inside its
 strings is data); text with exactly one ``<JUDGE_ANALYSIS>`` ... ``</JUDGE_ANALYSIS>`` block
 (code fences inside are tolerated); text that is a bare JSON object (in sentinel mode
@@ -13,9 +14,10 @@ copies) may carry a forged block. So any tag that is not the one opening tag fol
 the one closing tag — a second block before or after ours, with or without text between,
 a nested or unterminated block, a stray closing tag, a near-miss spelling — is
 ``sentinel_blocks`` with no object (never "the last block wins"); a JSON object repeating a
-key (the one who writes last would win) is ``duplicate_key``. Both get the repair
-round-trip, and ``sentinel_blocks`` keeps the result ``flagged`` even when the repair is
-clean (:data:`agents.judge.validate.UNTRUSTED`): the reviewer must see it.
+key (the one who writes last would win) is ``duplicate_key``. All get the repair
+round-trip, and ``sentinel_blocks`` and ``multiple_answers`` keep the result ``flagged``
+even when the repair is clean (:data:`agents.judge.validate.UNTRUSTED`): the reviewer must
+see it.
 """
 
 from __future__ import annotations
@@ -100,6 +102,12 @@ def parse_response(response: LLMResponse, *, structured: bool) -> Parsed:
     if len(response.tool_calls) > 1:
         return Parsed(None, (_problem("multiple_answers", f"{len(response.tool_calls)} tool "
                                       "calls; exactly one answer is accepted"),))
+    if response.tool_calls and _TAG.search(response.text):
+        # the text may carry a forged block (copied from a note): two answers, neither
+        # taken (taking the call would hide that the reply held a second analysis)
+        return Parsed(None, (_problem("multiple_answers", "a tool call and a "
+                                      f"{SENTINEL_OPEN} tag in the text; exactly one answer "
+                                      "is accepted"),))
     for call in response.tool_calls:
         if isinstance(call.input, dict):
             return Parsed(dict(call.input))

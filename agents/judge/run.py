@@ -59,16 +59,24 @@ def admit(job: JudgeJob, skill: Skill, tasks: Set[str]) -> None:
         raise BadRecord("unknown_criterion", skill.unavailable_reason(job.field_id))
 
 
+def accept_job(value: bytes | None, skill: Skill, tasks: Set[str]) -> JudgeJob:
+    """The one check before a job is paid for, wherever it is read (the worker, ``replay
+    judge`` and the first calls ``replay judge --batch`` submits): the contract, the
+    free-text limits, then :func:`admit`. :class:`BadRecord` gives the dead-letter type."""
+    job = decode_job(value)
+    if problems := limits.job_problems(job):
+        raise BadRecord("oversized", "; ".join(problems))
+    admit(job, skill, tasks)
+    return job
+
+
 def encode_result(result: JudgeResult) -> bytes:
     return orjson.dumps(result.model_dump(mode="json"))
 
 
 def make_handler(judge: Judge, ledger: ProducedIds, results_topic: str) -> Any:
     async def handle(rec: Any) -> Sequence[Output]:
-        job = decode_job(rec.value)
-        if problems := limits.job_problems(job):
-            raise BadRecord("oversized", "; ".join(problems))
-        admit(job, judge.skill, frozenset(judge.settings.tasks))
+        job = accept_job(rec.value, judge.skill, frozenset(judge.settings.tasks))
         tracing.annotate(job_id=job.job_id, result_id=judge.result_id(job))
         async with ledger.claim(judge.result_id(job)) as fresh:
             if not fresh:
@@ -121,6 +129,8 @@ async def serve(settings: Settings, provider: Provider | None = None,
             **worker_options(settings.llm))
         log.info("judge worker: provider %s, model %s, prompt version %s, concurrency %d",
                  provider.name, provider.model, judge.prompt_version, settings.llm.concurrency)
+        if (open_to_all := settings.open_admission("judge")) is not None:
+            log.warning("judge worker: %s", open_to_all)
         for field_id, route in sorted(routes.items()):
             log.info("judge worker: criterion %s on model %s (effort %s), prompt version %s",
                      field_id, route.provider.model, route.settings.llm.effort or "default",

@@ -27,7 +27,9 @@ sentinel_blocks             fallback,    not exactly one analysis block (:mod:`.
                             then         forged block copied from a note?); repaired by the
                             flagged      round-trip, the result still stays ``flagged``
 duplicate_key               fallback     the answer object repeats a key
-multiple_answers            fallback     more than one tool call
+multiple_answers            fallback,    more than one tool call, or a tool call and a
+                            then         sentinel tag in the text; repaired by the
+                            flagged      round-trip, the result still stays ``flagged``
 ==========================  ===========  ====================================================
 
 "fallback" problems mean no analysis could be built (the orchestrator first tries one repair
@@ -65,7 +67,7 @@ NEEDS_REVIEW = frozenset({"unverified_quote", "no_evidence_pointers", "contradic
                           "sentinel_blocks"})
 #: problems of a first answer that a clean repair does not clear (the repair asked a model
 #: that was just shown, and echoed, a forged analysis): they stay ``flagged``.
-UNTRUSTED = frozenset({"sentinel_blocks"})
+UNTRUSTED = frozenset({"sentinel_blocks", "multiple_answers"})
 #: flagged problems worth one repair round-trip before the result is published.
 REPAIRABLE = frozenset({"unverified_quote"})
 MIN_SENTENCES, MAX_SENTENCES = 2, 4

@@ -16,7 +16,7 @@ from agents.judge.gates import GateAnswers
 from agents.judge.gates_feed import following
 from agents.judge.judge import Judge
 from agents.judge.routes import Route, build_routes, check_overrides, check_routes
-from agents.judge.run import decode_job, make_handler
+from agents.judge.run import accept_job, make_handler
 from agents.providers.factory import is_offline, make_provider, model_entry
 from agents.replay.batch import PresetProvider
 from agents.replay.driver import Pricing, Target
@@ -96,6 +96,12 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     ledger = await ProducedIds.from_topic(settings.kafka,
                                           settings.topics.judge_results, "result_id", "job_id")
     topics = settings.topics
+    tasks = frozenset(settings.tasks)
+
+    def decode(value: bytes | None) -> JudgeJob:
+        # the worker's check: a job it would dead-letter is neither priced, submitted to a
+        # batch nor judged (the batch path submits before the handler runs)
+        return accept_job(value, skill, tasks)
 
     def pricing(job: JudgeJob) -> Pricing:
         s, p = judge.route(job.field_id)
@@ -104,7 +110,7 @@ async def judge_target(settings: Settings, provider: Any, metrics: Metrics,
     target = Target(
         worker="judge", version=judge.series_version, input_topic=topics.judge_jobs,
         output_topic=topics.judge_results,
-        handler=make_handler(judge, ledger, topics.judge_results), decode=decode_job,
+        handler=make_handler(judge, ledger, topics.judge_results), decode=decode,
         result_id=judge.result_id, published=ledger.__contains__,
         first_request=judge.first_request, keep=filters.keep_job, pricing=pricing)
     return target, ledger.series
@@ -118,13 +124,19 @@ async def debrief_target(settings: Settings, provider: Any, metrics: Metrics,
                                             topics.case_evaluations, "evaluation_id",
                                             "request_id")
 
+    cases = frozenset(settings.debrief_cases)
+
+    def decode(value: bytes | None) -> DebriefRequest:
+        # the worker's check: a request for a case outside the catalogue is not graded
+        return parse_request(value, cases)
+
     def first(request: DebriefRequest) -> Any:
         return None if grader.offline else grader.first_request(request)
 
     target = Target(
         worker="debrief", version=grader.prompt_version,
         input_topic=topics.debrief_requests, output_topic=topics.case_evaluations,
-        handler=DebriefHandler(grader, topics.case_evaluations, produced),
-        decode=parse_request, result_id=lambda r: grader.evaluation_id(r.request_id),
+        handler=DebriefHandler(grader, topics.case_evaluations, produced, cases),
+        decode=decode, result_id=lambda r: grader.evaluation_id(r.request_id),
         published=produced.__contains__, first_request=first)
     return target, produced.series

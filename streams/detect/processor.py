@@ -26,6 +26,7 @@ from schemas.errors import describe_record
 from schemas.ids import derive_id
 from schemas.skill import Skill
 from streams import limits
+from streams.decode import max_bytes, repeats_a_key, uses_nan
 from streams.detect.decide import Decision, decide
 from streams.detect.state import (
     DUPLICATE,
@@ -73,7 +74,9 @@ class Step:
 
 
 def parse_answer(raw: bytes | None) -> AgentAnswer:
-    """Decode one record and validate it with the model (the one definition of an answer)."""
+    """Decode one record and validate it with the model (the one definition of an answer),
+    with the checks of :mod:`streams.decode` (NaN and a repeated key are ``schema_error``)
+    and this path's own messages (pinned by the golden files)."""
     if raw is None:
         raise BadRecord("invalid_json", "record has no value")
     try:
@@ -83,9 +86,14 @@ def parse_answer(raw: bytes | None) -> AgentAnswer:
         if depth is not None:
             raise BadRecord("schema_error", f"AgentAnswer invalid: {depth_reason(depth)}"
                             ) from None
+        if uses_nan(raw):
+            raise BadRecord("schema_error", "AgentAnswer invalid: NaN and Infinity are not "
+                            "JSON numbers") from None
         raise BadRecord("invalid_json", f"value is not JSON: {exc}") from None
     if not isinstance(data, dict):
         raise BadRecord("invalid_json", f"value is a JSON {type(data).__name__}, not an object")
+    if repeats_a_key(raw, data):  # JSON parsers keep the last: patient P006 read as P007
+        raise BadRecord("schema_error", "AgentAnswer invalid: a JSON object has a duplicate key")
     try:
         return AgentAnswer.model_validate(data)
     except ValidationError as exc:
@@ -101,10 +109,10 @@ class DetectProcessor:
 
     def validate(self, value: bytes | None) -> AgentAnswer:
         """Parse and check one record; :class:`BadRecord` means it belongs in the DLQ."""
-        size = len(value or b"")
-        if size > limits.MAX_ANSWER_BYTES:
+        size, bound = len(value or b""), max_bytes(AgentAnswer)
+        if size > bound:
             raise BadRecord("oversized", f"answer of {size} bytes exceeds the limit of "
-                            f"{limits.MAX_ANSWER_BYTES} bytes")
+                            f"{bound} bytes")
         answer = parse_answer(value)
         problems = limits.text_problems(answer)
         if problems:

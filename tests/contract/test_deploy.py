@@ -35,6 +35,7 @@ from cli.worker import WORKERS
 from dashboard.identity import add_reviewer
 from streams.metrics import Metrics
 from tools.broker import free_port
+from tools.demo.run import demo_settings, sample_catalogue
 
 ROOT = Path(__file__).resolve().parents[2]
 DEPLOY = ROOT / "deploy"
@@ -458,3 +459,25 @@ def test_the_dashboard_starts_with_exactly_the_deployed_arguments(tmp_path: Path
             proc.wait(timeout=30)
             assert proc.stdout is not None
             proc.stdout.close()
+
+
+def test_compose_k8s_and_the_demo_pay_only_for_the_sample_tasks_and_cases(
+        tmp_path: Path) -> None:
+    """Empty JUDGEFLOW_TASKS / JUDGEFLOW_DEBRIEF_CASES pay for any task or case: the shipped
+    configurations name the sample's (what their mounted data holds) and the demo derives
+    them from its input; a worker left open says so once at start-up (a WARNING)."""
+    want = sample_catalogue()
+    as_env = {"JUDGEFLOW_TASKS": ",".join(want["tasks"]),
+              "JUDGEFLOW_DEBRIEF_CASES": ",".join(want["debrief_cases"])}
+    for name in ("judge", "debrief"):
+        env = judgeflow_services()[name]["environment"]
+        assert {k: resolve(env.get(k)) for k in as_env} == as_env, name
+    configmap = {k: v for cm in k8s_objects("ConfigMap") for k, v in cm["data"].items()}
+    assert {k: configmap.get(k) for k in as_env} == as_env
+    demo = demo_settings(Settings(), "127.0.0.1:4000", tmp_path, 5.0, True)
+    assert (demo.tasks, demo.debrief_cases) == (want["tasks"], want["debrief_cases"])
+    assert demo.open_admission("judge") is None and demo.open_admission("debrief") is None
+    open_ = Settings(tasks=(), debrief_cases=())
+    assert "JUDGEFLOW_TASKS is empty" in (open_.open_admission("judge") or "")
+    assert "JUDGEFLOW_DEBRIEF_CASES is empty" in (open_.open_admission("debrief") or "")
+    assert open_.open_admission("detect") is None

@@ -70,7 +70,8 @@ def test_produce_validates_and_tail_reads_back(bootstrap: str, tmp_path: Path) -
     # the unknown criterion is schema-valid (the detector dead-letters it); 7 are rejected
     assert bad.returncode == 1
     assert "sent 1, rejected 7" in bad.stdout
-    assert "line 6: rejected: confidence" in bad.stderr
+    assert "line 6: rejected: schema_error: AgentAnswer invalid: 1 error(s): confidence" in \
+        bad.stderr
     assert "../P001" not in bad.stderr  # rejections name fields, never echo values
     raw = run_cli(s, "produce", "--raw", topic, str(DATA_DIR / "answers.malformed.jsonl"))
     assert raw.returncode == 0 and "sent 8, rejected 0" in raw.stdout

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import logging
 import re
 from collections import Counter
 from pathlib import Path
@@ -74,8 +75,10 @@ def scenario(tag: str, n: int = 0) -> JudgeJob:
 
 
 async def test_every_job_gets_one_result_and_the_worker_keeps_going(
-        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+        bootstrap: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        caplog: pytest.LogCaptureFixture) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    caplog.set_level(logging.WARNING, logger="agents.judge.run")
     # a short breaker backoff: the overloaded job fails on its own (the others are answered
     # meanwhile) three times, then goes to the DLQ; an outage would dead-letter nothing. Alone
     # it cannot be told from an outage, so more jobs keep arriving (and are answered) after
@@ -114,6 +117,9 @@ async def test_every_job_gets_one_result_and_the_worker_keeps_going(
                       "job-garble-me-0": "fallback",
                       "job-drift": "ok", "job-nonotes": "fallback", "job-ok-2": "ok",
                       **{j.job_id: "ok" for j in more}}
+    # no JUDGEFLOW_TASKS: every task is paid for, and the worker said so once
+    assert [r.levelname for r in caplog.records
+            if "JUDGEFLOW_TASKS is empty" in r.getMessage()] == ["WARNING"]
     drift_result = next(r for r in results if r["job_id"] == "job-drift")
     assert drift_result["usage"]["llm_calls"] == 0
     kinds = {dict(d.headers)["error.type"]: d.value for d in dead}

@@ -86,6 +86,7 @@ async def test_judge_dead_letters_the_probe_jobs_before_paying(bootstrap: str,
     assert len(fake.message_requests()) == results[0]["usage"]["llm_calls"] >= 1
     assert "job forged" not in log and "\x1b" not in log and "Traceback" not in log
     assert "skipped" in log and "schema_error" in log  # the gate reader said so, went on
+    assert "JUDGEFLOW_TASKS is empty" not in log  # set: no warning
 
 
 async def test_debrief_dead_letters_the_probe_requests_before_paying(bootstrap: str,
@@ -139,3 +140,29 @@ async def test_calibrate_keeps_going_after_the_issue_adjudication(bootstrap: str
     # c2's final answer is now "no": v1 (suggested "no") 3 of 3
     assert latest(after)["v1"]["answer_accuracy"]["hits"] == 3, log[-3000:]
     assert "Traceback" not in log and "failed on" not in log
+
+
+async def test_detect_dead_letters_the_probe_answers(bootstrap: str, tmp_path: Path) -> None:
+    """Detect decodes its own input: the same faults give the same dead-letter types (a
+    repeated ``patient_id`` was read as the second patient; NaN was ``invalid_json``; event
+    and run ids carried a newline and ESC), and the good answer after them is decided."""
+    cases = probe.answers()
+    s = make_settings(bootstrap)
+    await ensure_topics(s)
+    t = s.topics
+
+    def key(raw: bytes) -> bytes:
+        d = json.loads(raw)  # reads NaN too
+        return f"{d['task_id']}|{d['patient_id']}|{d['field_id']}".encode()
+
+    await produce(bootstrap, t.agent_answers, [(key(raw), raw) for _, raw, _ in cases])
+    with worker("detect", s, tmp_path) as w:
+        types = await dead_letters(s, t.agent_answers, sum(bad(cases).values()), w.log_text())
+        out = values(await collect(bootstrap, t.cell_outcomes, until=1, timeout=60, quiet=1.0))
+        assert w.alive, w.log_text()[-3000:]
+        log = w.log_text()
+    assert types == bad(cases)
+    good = orjson.loads(next(raw for _, raw, t in cases if t is None))
+    assert [(o["patient_id"], o["field_id"]) for o in out] == [
+        (good["patient_id"], good["field_id"])], log[-3000:]
+    assert "\x1b" not in log and "Traceback" not in log

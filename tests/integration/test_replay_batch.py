@@ -23,6 +23,8 @@ from tests.helpers import collect, produce, values
 from tests.integration.test_cli import run_cli
 from tests.integration.test_judge_worker import GOOD, judge_settings, record
 from tests.integration.test_replay_judge import jobs
+from tests.unit.agents.judge.fixtures import TASK, disagreement
+from tests.unit.streams import probe_cases as probe
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 from tools.subproc import WorkerProcess
 
@@ -163,3 +165,29 @@ async def test_a_replay_over_the_byte_limit_is_split_into_batches_the_fake_accep
     assert Counter(fake.batches.succeeded) == Counter(
         c for r in creates for c in (q["custom_id"] for q in r.body["requests"]))
     assert len(fake.batches.succeeded) == 16 and not live
+
+
+async def test_batch_submits_no_job_the_worker_would_refuse(bootstrap: str,
+                                                            tmp_path: Path) -> None:
+    """The batch path builds first requests before the handler runs: a job of a task not
+    judged here or of an unknown criterion must not reach the Batches API (nor be judged)."""
+    s = judge_settings(bootstrap, tmp_path, tasks=(TASK,))
+    await ensure_topics(s, [s.topics.replay_batches])
+    good = disagreement(job_id="job-batch-good")
+    refused = [probe.other_task_job(), probe.unknown_criterion_job()]
+    await produce(bootstrap, s.topics.judge_jobs,
+                  [record(good)] + [(b"k", probe.dumps(j)) for j in refused])
+    version = prompt_version(s, load_skill(s.skill_dir), "anthropic", s.llm.model)
+    with FakeAnthropic(responder=lambda body: Reply.message(text=json.dumps(GOOD))) as fake:
+        env = {"ANTHROPIC_BASE_URL": fake.base_url, "ANTHROPIC_API_KEY": "test"}
+        proc = WorkerProcess("replay", s, tmp_path / "refused.log", env, BATCH)
+        try:
+            assert proc.proc.wait(timeout=120) == 0, \
+                (tmp_path / "refused.log").read_text()[-2000:]
+        finally:
+            proc.kill()
+        submitted = Counter(fake.batches.submitted)
+    assert submitted == {result_id(good.job_id, version): 1}, submitted
+    results = values(await collect(bootstrap, s.topics.judge_results, until=1, timeout=20,
+                                   quiet=1))
+    assert [r["job_id"] for r in results] == [good.job_id]

@@ -18,6 +18,7 @@ from tests.helpers import collect, label_of, produce, values
 from tests.helpers import test_settings as make_settings
 from tests.integration.test_debrief_worker import LLM, _requests
 from tests.unit.agents.debrief.support import attending
+from tests.unit.streams import probe_cases as probe
 from tools.fakes.fake_anthropic import FakeAnthropic
 
 pytestmark = pytest.mark.integration
@@ -77,3 +78,25 @@ async def test_debrief_batch_replay_is_priced_at_the_batch_discount(
         usage = TokenUsage(u["input_tokens"], u["output_tokens"],
                            u["cache_read_input_tokens"], u["cache_creation_input_tokens"])
         assert u["cost_usd"] == pytest.approx(cost_usd(usage, ev["model"], s.llm, batch=True))
+
+
+async def test_replay_grades_no_case_outside_the_catalogue(bootstrap: str, tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch
+                                                           ) -> None:
+    """As the worker: with ``debrief_cases`` set, a request for another case is neither
+    priced nor graded by ``replay debrief`` (it was graded and paid)."""
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "test")
+    good = probe.request(0)
+    s = make_settings(bootstrap, llm=LLM, debrief_cases=(good["case_id"],))
+    await ensure_topics(s)
+    other = probe.request(2, case_id=probe.UNKNOWN_CASE)
+    await produce(bootstrap, s.topics.debrief_requests,
+                  [(b"k", probe.dumps(good)), (b"k", probe.dumps(other))])
+    with FakeAnthropic(responder=attending) as fake:
+        await replay(s, Options("debrief"),
+                     provider=AnthropicProvider(s.llm, base_url=fake.base_url))
+        paid = len(fake.message_requests())
+    evs = values(await collect(bootstrap, s.topics.case_evaluations, until=1, timeout=20,
+                               quiet=1))
+    assert [e["request_id"] for e in evs] == [good["request_id"]]
+    assert paid == evs[0]["usage"]["llm_calls"]

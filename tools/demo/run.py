@@ -20,10 +20,12 @@ from typing import Any
 
 import orjson
 
+from agents.debrief.sampledata import REQUESTS_FILE
 from agents.settings import Settings
 from streams import kafka_clients
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_settings import KafkaSettings
+from streams.sampledata import DATA_DIR
 from streams.topics import assign_all, ensure_topics
 from tools.demo.audit import DEMO_BLIND, DEMO_DOUBLE, agent_answers, audited
 from tools.demo.tally import Expect, Seen
@@ -59,14 +61,24 @@ def demo_settings(settings: Settings, kafka: KafkaSettings | str, state_dir: Pat
     review = settings.review.model_copy(update={"blind_share": DEMO_BLIND,
                                                 "double_share": DEMO_DOUBLE})
     s = settings.model_copy(update={"kafka": kafka, "llm": llm, "settle_seconds": settle,
-                                    "state_dir": state_dir, "review": review})
+                                    "state_dir": state_dir, "review": review,
+                                    **sample_catalogue()})
     return prefixed(s, prefix) if prefix else s
 
 
-def input_batches(s: Settings) -> Iterator[tuple[str, Path, bool]]:
-    from agents.debrief.sampledata import REQUESTS_FILE
-    from streams.sampledata import DATA_DIR
+def sample_catalogue() -> dict[str, tuple[str, ...]]:
+    """The tasks and cases the demo's input holds, as the judge's ``tasks`` and the debrief's
+    ``debrief_cases``: the workers then run as a deployment should (paying for nothing
+    else), not with the pay-for-anything default."""
+    def ids(path: Path, field: str) -> tuple[str, ...]:
+        return tuple(sorted({orjson.loads(line)[field] for line in
+                             path.read_bytes().splitlines() if line.strip()}))
 
+    return {"tasks": ids(DATA_DIR / "answers.jsonl", "task_id"),
+            "debrief_cases": ids(REQUESTS_FILE, "case_id")}
+
+
+def input_batches(s: Settings) -> Iterator[tuple[str, Path, bool]]:
     yield s.topics.agent_answers, DATA_DIR / "answers.jsonl", False
     yield s.topics.agent_answers, DATA_DIR / "answers.malformed.jsonl", True
     yield s.topics.debrief_requests, REQUESTS_FILE, False

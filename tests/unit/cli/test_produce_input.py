@@ -41,7 +41,7 @@ def test_bad_lines_are_reported_before_connecting(tmp_path: Path,
     f.write_text("not json\n")
     assert main([*DOWN, "produce", ANSWERS, str(f)]) == 1  # then the broker is unreachable
     err = capsys.readouterr().err
-    assert err.index("line 1: rejected: not JSON") < err.index("cannot reach Kafka")
+    assert err.index("line 1: rejected: invalid_json") < err.index("cannot reach Kafka")
 
 
 #: What ``produce`` must refuse of the probe's records (issue 25): every contract breach the
@@ -50,7 +50,8 @@ PRODUCE_REFUSES = ("schema_error", "oversized", "invalid_json")
 
 
 @pytest.mark.parametrize(("contract", "name", "raw", "expected"), [
-    (attr, *case) for attr, cases in (("judge_jobs", probe.jobs()),
+    (attr, *case) for attr, cases in (("agent_answers", probe.answers()),
+                                      ("judge_jobs", probe.jobs()),
                                       ("debrief_requests", probe.requests()),
                                       ("adjudications", probe.adjudications()))
     for case in cases])
@@ -60,8 +61,8 @@ def test_produce_refuses_what_the_workers_dead_letter(contract: str, name: str, 
     refused = True
     try:
         prepare(raw, CONTRACTS[contract])
-    except ValueError:
-        pass
+    except ValueError as exc:
+        assert str(exc).startswith(f"{expected}: "), (name, str(exc))
     else:
         refused = False
     assert refused is (expected in PRODUCE_REFUSES), name

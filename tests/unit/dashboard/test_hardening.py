@@ -24,6 +24,7 @@ from agents.context.charts import ChartStore
 from cli.main import main
 from dashboard.feed import FeedStatus, Hub
 from dashboard.limits import Guard, GuardedSite, Limits, _Conn
+from dashboard.peers import LOOPBACK, client_of
 from dashboard.security import TOKEN_ENV, AccessLogger, access_log, quiet_server_logs
 from dashboard.sessions import SESSION_COOKIE, Access
 from dashboard.web import State, create_app
@@ -105,8 +106,9 @@ async def test_a_connection_flood_is_refused_cleanly_and_the_page_recovers(
 
 
 async def test_one_client_cannot_hold_every_connection(tmp_path: Path) -> None:
-    """Issue 25: one address (a local one too) gets its share, then 503; another address
-    still gets in while the first holds its share, and the share is given back on close."""
+    """Issue 25: one client gets its share, then 503, and the share is given back on close.
+    A local process is one client whatever loopback address it binds: 127.0.0.2 and
+    127.0.0.3 do not get a share of their own (they did, counted by exact address)."""
     srv = await start(tmp_path, Limits(max_connections=8, max_per_client=3))
     try:
         held = [await asyncio.open_connection("127.0.0.1", srv.port) for _ in range(3)]
@@ -115,20 +117,55 @@ async def test_one_client_cannot_hold_every_connection(tmp_path: Path) -> None:
         assert refused.startswith(b"HTTP/1.1 503") and b"too many connections" in refused
         guard = srv.site.guard
         assert guard is not None and guard.refused_client == 1
-        other = await raw_from("127.0.0.2", srv.port, b"GET /api/health HTTP/1.1\r\n"
-                               b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
-        assert other.startswith(b"HTTP/1.1 200"), other[:40]
+        for source in ("127.0.0.2", "127.0.0.3"):
+            other = await raw_from(source, srv.port, b"GET /api/health HTTP/1.1\r\n"
+                                   b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
+            assert other.startswith(b"HTTP/1.1 503"), (source, other[:40])
+        assert guard.refused_client == 3
         for _, w in held:
             w.close()
         for _ in range(100):  # the server sees the closes
-            if guard.per_client.get("127.0.0.1", 0) == 0:
+            if guard.per_client.get(LOOPBACK, 0) == 0:
                 break
             await asyncio.sleep(0.02)
-        again = await raw_from("127.0.0.1", srv.port, b"GET /api/health HTTP/1.1\r\n"
+        again = await raw_from("127.0.0.2", srv.port, b"GET /api/health HTTP/1.1\r\n"
                                b"Host: 127.0.0.1\r\nConnection: close\r\n\r\n")
         assert again.startswith(b"HTTP/1.1 200"), again[:40]
     finally:
         await srv.runner.cleanup()
+
+
+@pytest.mark.parametrize(("peer", "client"), [
+    ("127.0.0.1", LOOPBACK), ("127.0.0.2", LOOPBACK), ("127.255.255.254", LOOPBACK),
+    ("::1", LOOPBACK), ("::ffff:127.0.0.1", LOOPBACK), ("::ffff:127.9.9.9", LOOPBACK),
+    ("10.0.0.7", "10.0.0.7"), ("::ffff:10.0.0.7", "10.0.0.7"),
+    ("2001:db8:1:2::1", "2001:db8:1:2::/64"), ("2001:db8:1:2:aaaa::9", "2001:db8:1:2::/64"),
+    ("2001:db8:1:3::1", "2001:db8:1:3::/64"), ("fe80::1%eth0", "fe80::/64"),
+    ("not-an-ip", "not-an-ip")])
+def test_peers_count_as_their_client(peer: str, client: str) -> None:
+    assert client_of(peer) == client
+
+
+async def test_another_client_gets_in_while_one_holds_its_share() -> None:
+    """The cap is per client: 10.0.0.7 (and its IPv6-mapped form) is refused at its share,
+    10.0.0.8 and another /64 are not."""
+    guard = Guard(cast(web.Server, None), Limits(max_connections=8, max_per_client=2))
+
+    class Peer(asyncio.Transport):
+        def __init__(self, host: str) -> None:
+            super().__init__()
+            self.host = host
+
+        def get_extra_info(self, name: str, default: object = None) -> object:
+            return (self.host, 4242) if name == "peername" else default
+
+    assert guard.opened(Peer("10.0.0.7")) and guard.opened(Peer("::ffff:10.0.0.7"))
+    assert not guard.opened(Peer("10.0.0.7"))
+    assert guard.opened(Peer("10.0.0.8"))
+    assert guard.opened(Peer("2001:db8::1")) and guard.opened(Peer("2001:db8::2"))
+    assert not guard.opened(Peer("2001:db8::3"))
+    assert guard.opened(Peer("2001:db8:0:1::1"))
+    assert guard.refused_client == 2
 
 
 async def raw_from(source: str, port: int, data: bytes) -> bytes:

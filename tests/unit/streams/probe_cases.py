@@ -10,6 +10,8 @@ from typing import Any
 import orjson
 
 from agents.debrief.sampledata import REQUESTS_FILE
+from streams import limits
+from streams.sampledata import DATA_DIR
 from tests.unit.agents.judge.fixtures import PATIENT, TASK, answer, disagreement, job
 
 #: The adjudication of the issue's reproduction, minus its fault (a time without an offset).
@@ -35,6 +37,12 @@ def other_task_job() -> dict[str, Any]:
     data["task_id"] = "no-such-task"
     for a in data["answers"]:
         a["task_id"] = "no-such-task"
+    return data
+
+
+def long_quote_job() -> dict[str, Any]:
+    data = good_job("job-probe-quote")
+    data["answers"][0]["evidence"][0]["quote"] = "q" * (limits.MAX_QUOTE_CHARS + 1)
     return data
 
 
@@ -72,6 +80,7 @@ def jobs() -> list[tuple[str, bytes, str | None]]:
                                                                   b"[NaN,false]"),
          "schema_error"),
         ("job that is a JSON array", b"[1]", "invalid_json"),
+        ("job with an over-long quote", dumps(long_quote_job()), "oversized"),
         ("good job", dumps(good_job()), None),
     ]
 
@@ -106,4 +115,35 @@ def adjudications(a: dict[str, Any] = ADJUDICATION) -> list[tuple[str, bytes, st
         ("adjudication id with newline", dumps({**a, "adjudication_id": "a\nb"}),
          "schema_error"),
         ("good adjudication", dumps(later), None),
+    ]
+
+
+def agent_answer(n: int = 0, **over: Any) -> dict[str, Any]:
+    """The sample's ``n``-th agent answer (``over`` replacing fields)."""
+    data = orjson.loads((DATA_DIR / "answers.jsonl").read_bytes().splitlines()[n])
+    return {**data, **over}
+
+
+def answers() -> list[tuple[str, bytes, str | None]]:
+    """Agent answers for detect, each keyed by its own cell (the key check is not probed)."""
+    a = agent_answer(0)
+    return [
+        ("answer with a duplicate patient_id", duplicate_key(a, "patient_id", "P007"),
+         "schema_error"),
+        ("answer with a duplicate key escaped",
+         dumps(agent_answer(1))[:-1] + b',"patient\\u005fid":"P007"}', "schema_error"),
+        ("answer with NaN confidence", dumps(agent_answer(2, confidence=0.5)).replace(
+            b'"confidence":0.5', b'"confidence":NaN'), "schema_error"),
+        ("answer event id with newline and ESC",
+         dumps(agent_answer(3, event_id="evt-1\n\x1b[2Kforged")), "schema_error"),
+        ("answer run id with ../", dumps(agent_answer(4, run_id="../../../tmp/owned")),
+         "schema_error"),
+        ("answer time without offset", dumps(agent_answer(5, emitted_at="2024-05-06T09:00:01")),
+         "schema_error"),
+        ("answer with an over-long quote", dumps(agent_answer(7, evidence=[
+            {"note_id": "P001-N04", "quote": "q" * (limits.MAX_QUOTE_CHARS + 1)}])),
+         "oversized"),
+        ("answer over its own bound, under the default",
+         dumps(agent_answer(6, rationale="x" * (limits.MAX_ANSWER_BYTES + 1))), "oversized"),
+        ("good answer", dumps(a), None),
     ]

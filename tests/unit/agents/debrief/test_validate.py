@@ -144,6 +144,9 @@ def test_quotes_not_in_the_encounter_log_are_flagged_not_published_as_verified()
 
 def test_an_evaluation_of_another_case_is_invalid() -> None:
     req = sample("req-cp-001")
-    payload = good_payload(req) | {"case_id": "adult-sepsis-uti"}
-    with pytest.raises(InvalidOutput, match="case_id"):
+    payload = good_payload(req) | {"case_id": "adult-sepsis-uti\nzqphimark"}
+    with pytest.raises(InvalidOutput, match="case_id") as exc:
         _check(req, payload)
+    # the message is a published dead-letter header: neither id nor the model's text
+    assert "zqphimark" not in str(exc.value) and "adult-sepsis" not in str(exc.value)
+    assert req.case_id not in str(exc.value)
