@@ -25,6 +25,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from agents.judge.chart_tools import NAMES as CHART_TOOLS
 from agents.providers.base import LLMRequest, TokenUsage
 from agents.providers.factory import cost_usd
 from agents.providers.settings import LLMSettings
@@ -187,7 +188,9 @@ class Estimator:
         usage = TokenUsage(input_tokens=max(0, total - write - read), output_tokens=self.out,
                            cache_read_input_tokens=read, cache_creation_input_tokens=write)
         self._price(model, p, usage, self.batch)
-        if request.tools:  # the tool turns: live calls, each re-sending the conversation
+        # the chart tools' turns (not an answer tool's): live calls, each re-sending the
+        # conversation
+        if any(t.get("name") in CHART_TOOLS for t in request.tools):
             cached = read + write
             for k in range(1, TOOL_TURNS + 1):
                 grown = usage.input_tokens + k * (TOOL_TURN_TOKENS + self.out)

@@ -22,7 +22,8 @@ from dashboard.identity import KEY_FILE, add_reviewer, pseudonym
 from streams import kafka_clients
 from streams.topics import ensure_topics
 from tests.helpers import collect, produce, settings_env, test_settings
-from tests.kafka import TestBroker, broker_kind
+from tests.kafka import TestBroker
+from tools.broker import EmbeddedBroker
 from tools.dashboard_launch import start_dashboard
 
 pytestmark = pytest.mark.integration
@@ -120,7 +121,7 @@ async def test_a_view_the_trail_does_not_acknowledge_is_not_served(
         broker: TestBroker, bootstrap: str, tmp_path: Path) -> None:
     """The trail's topic takes no record (``max.message.bytes=1``): the broker refuses
     every audit write, so no view is acknowledged and none may be served."""
-    if broker_kind(broker) == "embedded":
+    if isinstance(broker, EmbeddedBroker):
         pytest.skip("the embedded broker does not enforce max.message.bytes")
     (tmp_path / "charts" / "P033").mkdir(parents=True)
     (tmp_path / "charts" / "P033" / "n-1.txt").write_text(NOTE, encoding="utf-8")

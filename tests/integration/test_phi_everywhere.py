@@ -199,10 +199,12 @@ def run_all(tmp_path: Path, level: str, how: str, unsafe: bool) -> dict[str, Any
             "headers": lines_with_mark("\n".join(headers)),
             "metrics": {k: lines_with_mark(v) for k, v in metrics.items()},
             "log_lines": {k: len(v.splitlines()) for k, v in logs.items()},
-            # the detector's own DEBUG lines (Faust's format names no logger): one per
-            # answer it read, so its DEBUG path is searched too, not just its INFO lines
+            # the detector's own DEBUG lines (in judgeflow's format, which the worker puts
+            # on Faust's handler too): one per answer it read, so its DEBUG path is
+            # searched too, not just its INFO lines
             "detect_debug": [line for line in logs["detect"].splitlines()
-                             if "[DEBUG] cell " in line]}
+                             if " DEBUG streams.detect.faust_edge: cell " in line
+                             or "[DEBUG] cell " in line]}
 
 
 _BOOTSTRAP: list[str] = []

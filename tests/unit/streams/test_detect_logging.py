@@ -40,7 +40,8 @@ def test_the_worker_guards_the_handlers_faust_installs(
     buf, installed = faust_logging
     assert installed and not any(isinstance(f, PhiLoggerFilter) for h in installed
                                  for f in h.filters)  # what Faust leaves: no guard
-    QuietWorker.on_setup_root_logger(SimpleNamespace(), logging.getLogger(),  # type: ignore[arg-type]
+    worker = SimpleNamespace(judgeflow_log_format="text")
+    QuietWorker.on_setup_root_logger(worker, logging.getLogger(),  # type: ignore[arg-type]
                                      logging.DEBUG)
     log = logging.getLogger("streams.detect.faust_edge")
     try:
