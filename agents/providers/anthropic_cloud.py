@@ -28,7 +28,6 @@ import dataclasses
 import logging
 import math
 import os
-from collections.abc import Sequence
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -38,7 +37,7 @@ from agents.errors import AgentsError, LLMError
 from agents.providers import cloud_credentials, platforms
 from agents.providers.anthropic import AnthropicProvider
 from agents.providers.anthropic_errors import classify
-from agents.providers.base import LLMRequest
+from agents.providers.base import LLMRequest, NoBatchesAPI
 from agents.providers.limits import Budget
 from agents.providers.settings import LLMSettings
 
@@ -74,7 +73,7 @@ def make_client(client: platforms.Client, llm: LLMSettings, base_url: str | None
         raise AgentsError(f"llm.provider {name}: {str(exc).splitlines()[0]}") from None
 
 
-class CloudProvider(AnthropicProvider):
+class CloudProvider(NoBatchesAPI, AnthropicProvider):
     """The Anthropic provider with a platform's client, model id and body version."""
 
     def __init__(self, settings: LLMSettings, key: str, *, client: Any = None,
@@ -160,19 +159,9 @@ class CloudProvider(AnthropicProvider):
                         "a current model before then", self.model, m.id, self.name,
                         m.retires or "a date not yet announced")
 
-    def _no_batches(self) -> LLMError:
-        return LLMError("unsupported", f"{self.endpoint.name} has no Message Batches API; "
-                        "run the replay without --batch (live calls)", retryable=False)
-
-    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]
-                           ) -> list[tuple[str, list[str]]]:
-        raise self._no_batches()
-
-    async def batch_status(self, batch_id: str) -> Any:
-        raise self._no_batches()
-
-    async def batch_results(self, batch_id: str) -> Any:
-        raise self._no_batches()
+    @property
+    def batch_host(self) -> str:  # type: ignore[override]
+        return self.endpoint.name
 
     @property
     def has_credentials(self) -> bool:

@@ -20,15 +20,14 @@ from __future__ import annotations
 
 import logging
 import math
-from collections.abc import Sequence
 from typing import Any
 
 import anthropic
 
-from agents.errors import AgentsError, LLMError
+from agents.errors import AgentsError
 from agents.providers import catalogue, local_servers
 from agents.providers.anthropic import AnthropicProvider
-from agents.providers.base import LLMRequest
+from agents.providers.base import LLMRequest, NoBatchesAPI
 from agents.providers.limits import Budget
 from agents.providers.settings import LLMSettings
 
@@ -46,7 +45,7 @@ def make_client(llm: LLMSettings, base_url: str) -> Any:
                                     timeout=llm.deadline_seconds)
 
 
-class LocalProvider(AnthropicProvider):
+class LocalProvider(NoBatchesAPI, AnthropicProvider):
     """The Anthropic provider, pointed at a server inside the hospital."""
 
     #: check_model: the model is declared, not looked up (no Models API, no catalogue)
@@ -106,19 +105,9 @@ class LocalProvider(AnthropicProvider):
     async def load_facts(self) -> Any:
         return self.facts
 
-    def _no_batches(self) -> LLMError:
-        return LLMError("unsupported", f"{self.server.name} has no Message Batches API; run "
-                        "the replay without --batch (live calls)", retryable=False)
-
-    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]
-                           ) -> list[tuple[str, list[str]]]:
-        raise self._no_batches()
-
-    async def batch_status(self, batch_id: str) -> Any:
-        raise self._no_batches()
-
-    async def batch_results(self, batch_id: str) -> Any:
-        raise self._no_batches()
+    @property
+    def batch_host(self) -> str:  # type: ignore[override]
+        return self.server.name
 
     @property
     def has_credentials(self) -> bool:

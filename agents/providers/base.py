@@ -7,8 +7,11 @@ patient- or encounter-specific ``messages`` that come last.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
+
+from agents.errors import LLMError
 
 
 @dataclass(frozen=True)
@@ -95,3 +98,25 @@ class Provider(Protocol):
 def is_offline(provider: Provider) -> bool:
     """The offline provider stands for "no LLM": the worker uses its heuristic instead."""
     return provider.name == "offline"
+
+
+class NoBatchesAPI:
+    """For an endpoint without the Message Batches API (Bedrock, Vertex, on-prem servers):
+    every batch call is one clear, permanent error. Put it before the provider class."""
+
+    #: the endpoint's name in the error (set by the provider)
+    batch_host: str = "this endpoint"
+
+    def _no_batches(self) -> LLMError:
+        return LLMError("unsupported", f"{self.batch_host} has no Message Batches API; run "
+                        "the replay without --batch (live calls)", retryable=False)
+
+    async def submit_batch(self, items: Sequence[tuple[str, LLMRequest]]
+                           ) -> list[tuple[str, list[str]]]:
+        raise self._no_batches()
+
+    async def batch_status(self, batch_id: str) -> Any:
+        raise self._no_batches()
+
+    async def batch_results(self, batch_id: str) -> Any:
+        raise self._no_batches()
