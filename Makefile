@@ -8,6 +8,8 @@
 # Two processes on a two-core machine: the integration tests mostly wait on brokers and
 # workers. --dist loadfile keeps a file's tests in one process, so a module's cluster starts once.
 JOBS ?= 2
+# `make test DURATIONS=0` lists every test's time (CI prints the slowest 15).
+DURATIONS ?= 15
 PYTEST = .venv/bin/python -m pytest -q -rs -p no:cacheprovider -n $(JOBS) --dist loadfile
 
 bootstrap:
@@ -18,7 +20,7 @@ demo: bootstrap
 
 # Lint first, tests last: pytest's summary line is the closing line CI reads.
 test: lint
-	$(PYTEST) --durations=15
+	$(PYTEST) --durations=$(DURATIONS)
 
 test-fast: bootstrap
 	$(PYTEST) -m "not integration"

@@ -61,9 +61,9 @@ def write_parquet(rows: list[dict[str, Any]], columns: tuple[str, ...], path: Pa
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
-    except ImportError:
-        raise CommandError("Parquet needs pyarrow: pip install 'judgeflow[export]' (or "
-                           "write .csv)") from None
+    except ImportError as exc:  # missing, or present but broken (pyarrow >= 20 on numpy 1.x)
+        raise CommandError(f"Parquet needs a working pyarrow ({exc}): pip install "
+                           "'judgeflow[export]' (or write .csv)") from None
     table = pa.Table.from_pylist(rows, schema=None) if rows else pa.table(
         {c: pa.array([], pa.string()) for c in columns})
     pq.write_table(table.select(list(columns)), path)
