@@ -16,7 +16,11 @@ until the deadline. In KRaft every broker forwards CreateTopics and DeleteTopics
 active controller, and the "controller" in its metadata is itself any live broker, so these
 may go to any broker as well. The requests sent through here are idempotent or answered per
 topic (a CreateTopics repeated after a timeout says "already exists", which callers accept).
-Only :mod:`streams.kafka_clients` uses it, in the one admin client it makes.
+Only :mod:`streams.kafka_clients` uses it: in the one admin client it makes, and, through
+:func:`install_faust_topic_creation`, in Faust's own topic creation (faust-streaming 0.15
+asks the first broker of its metadata for the controller, ``_get_controller_node``, and sends
+CreateTopics to whichever node that names: a detect worker started in those seconds died
+creating its changelog topic).
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ import random
 from typing import Any
 
 from aiokafka.errors import KafkaConnectionError, NodeNotReadyError, RequestTimedOutError
+from aiokafka.protocol.metadata import MetadataRequest
 
 #: Failures of the broker the request went to, not of the request: another broker may answer.
 NODE_FAILURES = (NodeNotReadyError, KafkaConnectionError, RequestTimedOutError)
@@ -60,3 +65,28 @@ async def send_to_any(client: Any, request: Any, timeout: float, prefer: int | N
         await asyncio.sleep(ROUND_PAUSE_SECONDS)
         # the dead broker leaves the metadata once its session expires; a new one joins it
         await client.force_metadata_update()
+
+
+async def answering_node(client: Any, timeout: float, rng: random.Random | None = None) -> int:
+    """A broker that answers now, for a CreateTopics: the controller the metadata names when
+    it does (KRaft brokers forward CreateTopics to the active controller, so any other live
+    broker will do when it does not)."""
+    rng = rng or random.Random()
+    response = await send_to_any(client, MetadataRequest([]), timeout, rng=rng)
+    for node in order([b.nodeId for b in client.cluster.brokers()], response.controller_id,
+                      rng):
+        if await client.ready(node):
+            return node
+    raise NodeNotReadyError("no broker answers")
+
+
+def install_faust_topic_creation() -> None:
+    """Faust creates its topics (a table's changelog, the leader topic) through a broker
+    that answers (:func:`answering_node`), not the first one its metadata names. Its own
+    ``_get_controller_node`` (faust-streaming 0.15.x) is replaced; idempotent."""
+    from faust.transport.drivers import aiokafka as driver
+
+    async def controller(self: Any, owner: Any, client: Any, timeout: int = 30000) -> int:
+        return await answering_node(client, timeout / 1000)
+
+    driver.Transport._get_controller_node = controller  # type: ignore[method-assign]

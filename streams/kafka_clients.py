@@ -36,7 +36,7 @@ import faust
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from aiokafka.admin import AIOKafkaAdminClient
 
-from streams.any_broker import send_to_any
+from streams.any_broker import install_faust_topic_creation, send_to_any
 from streams.fetch_backoff import install_idle_fetch_backoff
 from streams.group_join import install_empty_assignment_rejoin
 from streams.kafka_access import ClusterInfo, KafkaAccessError, probe
@@ -212,6 +212,7 @@ def faust_options(k: KafkaSettings) -> dict[str, Any]:
 def faust_app(k: KafkaSettings, app_id: str, **options: Any) -> faust.App:
     """A Faust app on this cluster (``options``: the app's own settings). Await
     :func:`connect` before starting it: Faust's own clients do not check first."""
+    install_faust_topic_creation()  # its topics created through a broker that answers
     return faust.App(app_id, **faust_options(k), **options)
 
 

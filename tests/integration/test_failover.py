@@ -258,12 +258,6 @@ def calibrated(k: ApacheKafka, s: Settings) -> Callable[[], bool]:
         collect(k.bootstrap, s.topics.calibration, timeout=5, quiet=0.3)))
 
 
-# Open (issue 25 item 5): Faust creates detect's changelog topic through its own aiokafka
-# admin path (faust/transport/drivers/aiokafka.py _get_controller_node), not the client
-# factory's any_broker, so a controller that just crashed can still stop detect's start;
-# seen once in two full runs. Runs every time; not strict until that path is fixed.
-@pytest.mark.xfail(strict=False, reason="Faust's own topic creation asks a crashed "
-                   "controller (issue 25 item 5, open)")
 def test_every_worker_starts_with_a_broker_down_and_debrief_rides_leader_kills(
         cluster: ApacheKafka, tmp_path: Path) -> None:
     """Issue 25: the four workers start while one node of three has just crashed (SIGKILL:

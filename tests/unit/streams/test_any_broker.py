@@ -94,3 +94,44 @@ async def test_past_the_deadline_the_last_failure_is_raised(
     with pytest.raises(NodeNotReadyError):
         await send_to_any(client, "metadata", timeout=0.05)
     assert client.refreshes >= 1 and set(client.sent) == {1, 2}
+
+
+@dataclass
+class Metadata:
+    controller_id: int
+
+
+@dataclass
+class MetadataClient(Client):
+    """A client whose metadata names ``controller`` (which may be dead: a broker crashed in
+    the seconds before its session expired still appears there)."""
+
+    controller: int = 1
+
+    async def send(self, node: int, request: object) -> Metadata:  # type: ignore[override]
+        await super().send(node, request)
+        return Metadata(self.controller)
+
+    async def ready(self, node: int) -> bool:
+        return node not in self.dead
+
+
+@pytest.mark.parametrize("seed", range(6))
+async def test_faust_creates_its_topics_through_a_broker_that_answers(seed: int) -> None:
+    """Faust's own lookup asked the first broker of its metadata and sent CreateTopics to the
+    controller it named: with either of them dead, detect died at start (issue 25 item 5)."""
+    from faust.transport.drivers.aiokafka import Transport
+
+    any_broker.install_faust_topic_creation()
+    dead_controller = MetadataClient(Cluster([1, 2, 3]), dead={1}, controller=1)
+    node = await Transport._get_controller_node(object(), object(), dead_controller, 5000)
+    assert node in (2, 3)
+    live = MetadataClient(Cluster([1, 2, 3]), dead={3}, controller=2)
+    assert await any_broker.answering_node(live, 5, random.Random(seed)) == 2
+
+
+async def test_no_broker_that_answers_is_no_controller(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(any_broker, "ROUND_PAUSE_SECONDS", 0.0)
+    client = MetadataClient(Cluster([1, 2]), dead={1, 2})
+    with pytest.raises(NodeNotReadyError):
+        await any_broker.answering_node(client, 0.05)
