@@ -41,8 +41,7 @@ from tests.unit.agents.debrief.support import attending, request_in
 from tests.unit.agents.judge.fixtures import disagreement
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
-# Also on the embedded broker: its SIGKILLed members never expire (streams/member_eviction.py).
-pytestmark = [pytest.mark.integration, pytest.mark.brokers("embedded", "apache")]
+pytestmark = pytest.mark.integration
 
 KILLS = 2  # per worker
 JOBS = 48

@@ -92,8 +92,6 @@ async def test_evaluations_are_published_and_bad_records_dead_lettered(
     assert all(h.source_topic == settings.topics.debrief_requests for h in letters.values())
 
 
-# Also on the embedded broker: its SIGKILLed members never expire (streams/member_eviction.py).
-@pytest.mark.brokers("embedded", "apache")
 async def test_sigkill_and_restart_leave_exactly_one_evaluation_per_request(
         bootstrap: str, tmp_path: Path) -> None:
     # No offset is committed before the kill, so every request is redelivered to the second

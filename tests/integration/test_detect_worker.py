@@ -19,9 +19,10 @@ from streams.topics import ensure_topics
 from tests.helpers import collect, produce, test_settings, values, wait_committed, worker
 from tests.integration.sample import Sample, load_sample, reference_jobs
 
-# Also on the embedded broker: the detector runs there in the demo and in local development,
-# and these kill and restart workers (member_eviction.py) or start two at once (group_join.py).
-pytestmark = [pytest.mark.integration, pytest.mark.brokers("embedded", "apache")]
+pytestmark = pytest.mark.integration
+#: Also on the embedded broker: the detector runs there in the demo and in local development,
+#: and a SIGKILLed member of its group never expires there (streams/member_eviction.py).
+EMBEDDED_TOO = pytest.mark.brokers("embedded", "apache")
 
 
 def by_cell(records: list[dict[str, Any]]) -> dict[str, list[dict[str, Any]]]:
@@ -54,6 +55,7 @@ def assert_matches_truth(sample: Sample, jobs: list[dict[str, Any]],
     assert not bad, f"final outcomes differ from ground truth (got, want): {bad}"
 
 
+@EMBEDDED_TOO
 def test_whole_sample_matches_ground_truth(bootstrap: str, tmp_path: Path) -> None:
     sample = load_sample()
     s = test_settings(bootstrap)
@@ -82,6 +84,7 @@ def test_whole_sample_matches_ground_truth(bootstrap: str, tmp_path: Path) -> No
     assert {j["job_id"] for j in jobs} == set().union(*ref.values())
 
 
+@EMBEDDED_TOO
 def test_sigkill_mid_sample_loses_no_job(bootstrap: str, tmp_path: Path) -> None:
     sample = load_sample()
     s = test_settings(bootstrap)

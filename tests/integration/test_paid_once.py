@@ -43,8 +43,7 @@ from tests.integration.test_llm_outage import job_tag, request_tag, tagged_job
 from tests.unit.agents.debrief.support import attending
 from tools.fakes.fake_anthropic import FakeAnthropic, Reply
 
-# Also on the embedded broker: its SIGKILLed members never expire (streams/member_eviction.py).
-pytestmark = [pytest.mark.integration, pytest.mark.brokers("embedded", "apache")]
+pytestmark = pytest.mark.integration
 
 LLM = {"provider": "anthropic", "model": "claude-sonnet-5-5", "sdk_max_retries": 0,
        "deadline_seconds": 60.0, "backoff_base_seconds": 0.05, "requests_per_minute": 6000,

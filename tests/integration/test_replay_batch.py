@@ -32,8 +32,6 @@ pytestmark = pytest.mark.integration
 BATCH = ("cli.main", "replay", "judge", "--batch", "--poll-seconds", "0.05")
 
 
-# Also on the embedded broker: its SIGKILLed members never expire (streams/member_eviction.py).
-@pytest.mark.brokers("embedded", "apache")
 async def test_batch_replay_survives_a_kill_between_submit_and_collect(
         bootstrap: str, tmp_path: Path) -> None:
     s = judge_settings(bootstrap, tmp_path)
@@ -103,8 +101,6 @@ async def test_cli_dry_run_prices_live_and_batch_and_sends_nothing(
     assert "judge-v3+" in live.stdout and "Traceback" not in live.stderr
 
 
-# Also on the embedded broker: its SIGKILLed members never expire (streams/member_eviction.py).
-@pytest.mark.brokers("embedded", "apache")
 async def test_a_recorded_batch_past_the_results_window_is_run_again(
         bootstrap: str, tmp_path: Path) -> None:
     from datetime import UTC, datetime, timedelta

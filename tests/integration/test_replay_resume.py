@@ -23,8 +23,6 @@ pytestmark = pytest.mark.integration
 REPLAY = ("cli.main", "replay", "judge")
 
 
-# Also on the embedded broker: its SIGKILLed members never expire (streams/member_eviction.py).
-@pytest.mark.brokers("embedded", "apache")
 async def test_sigkill_mid_replay_then_rerun_pays_no_job_twice(bootstrap: str,
                                                                tmp_path: Path) -> None:
     # offsets are committed rarely, so results published before the kill are redelivered
