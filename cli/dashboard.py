@@ -9,8 +9,7 @@ import sys
 from pathlib import Path
 
 from cli.argtypes import port, positive_int
-from dashboard.security import TOKEN_ENV
-from dashboard.server import add_reviewer_command, prepare, serve
+from dashboard.identity import TOKEN_ENV
 from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 
@@ -68,6 +67,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
+    # imported when the page runs: its web server (aiohttp) is a third of every other
+    # command's start-up
+    from dashboard.server import add_reviewer_command, prepare, serve
+
     if getattr(args, "add_reviewer", None):
         return ExitCode(add_reviewer_command(args))
     try:

@@ -14,8 +14,7 @@ from typing import get_origin
 from pydantic import BaseModel
 
 from agents.settings import Settings
-from dashboard.identity import KEY_ENV, REVIEWERS_ENV, USER_HEADER_ENV
-from dashboard.security import TOKEN_ENV
+from dashboard.identity import KEY_ENV, REVIEWERS_ENV, TOKEN_ENV, USER_HEADER_ENV
 from streams.logsafety import UNSAFE_ENV
 
 PREFIX = "JUDGEFLOW_"

@@ -22,6 +22,9 @@ import re
 import secrets
 from pathlib import Path
 
+#: The bearer token a non-loopback bind requires (an environment variable, never a setting;
+#: here with the page's other variables, so `judgeflow` can list them without aiohttp).
+TOKEN_ENV = "JUDGEFLOW_DASHBOARD_TOKEN"
 USER_HEADER_ENV = "JUDGEFLOW_DASHBOARD_USER_HEADER"
 REVIEWERS_ENV = "JUDGEFLOW_DASHBOARD_REVIEWERS_FILE"
 KEY_ENV = "JUDGEFLOW_DASHBOARD_REVIEWER_KEY"

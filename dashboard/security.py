@@ -25,6 +25,8 @@ from aiohttp.abc import AbstractAccessLogger
 from aiohttp.http_exceptions import HttpProcessingError
 from aiohttp.typedefs import Middleware
 
+from dashboard.identity import TOKEN_ENV
+
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
        "connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
 HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
@@ -32,8 +34,6 @@ HEADERS = {"Content-Security-Policy": CSP, "X-Content-Type-Options": "nosniff",
            "Cache-Control": "no-store"}
 Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
 
-#: The bearer token a non-loopback bind requires (an environment variable, never a setting).
-TOKEN_ENV = "JUDGEFLOW_DASHBOARD_TOKEN"
 
 
 def is_loopback(host: str) -> bool:

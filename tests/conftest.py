@@ -69,7 +69,24 @@ def _module_uses(item: pytest.Item, *tools: object) -> bool:
     return any(v is t for v in names for t in tools)
 
 
+def _weight(item: pytest.Item) -> int:
+    """How early the test's module should start (lower first): see the hook below."""
+    if item.get_closest_marker("slow") is not None:
+        return 0
+    if _module_uses(item, ApacheKafka, apache_kafka_or_skip):  # starts a cluster of its own
+        return 1
+    return 2 if INTEGRATION in item.path.parents else 3
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    # The longest modules first, the unit tests last: pytest-xdist (--dist loadfile) hands
+    # out modules in this order, so the many short ones fill in at the end instead of one
+    # process finishing a 5-minute module while the other waits. A module keeps its place
+    # (and its tests their order): the key is the module's lowest weight.
+    module_weight: dict[Path, int] = {}
+    for item in items:
+        module_weight[item.path] = min(module_weight.get(item.path, 3), _weight(item))
+    items.sort(key=lambda item: module_weight[item.path])
     for item in items:
         if INTEGRATION in item.path.parents:
             item.add_marker(pytest.mark.integration)
@@ -83,14 +100,23 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 @pytest.fixture(scope="session")
-def broker(request: pytest.FixtureRequest,
-           tmp_path_factory: pytest.TempPathFactory) -> Iterator[TestBroker]:
-    if request.param == "embedded":
-        with EmbeddedBroker(data_dir=tmp_path_factory.mktemp("broker")) as embedded:
-            yield embedded
-    else:
-        with apache_kafka_or_skip(work_dir=tmp_path_factory.mktemp("kafka")) as apache:
-            yield apache
+def embedded_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EmbeddedBroker]:
+    with EmbeddedBroker(data_dir=tmp_path_factory.mktemp("broker")) as embedded:
+        yield embedded
+
+
+@pytest.fixture(scope="session")
+def apache_broker(tmp_path_factory: pytest.TempPathFactory) -> Iterator[ApacheKafka]:
+    with apache_kafka_or_skip(work_dir=tmp_path_factory.mktemp("kafka")) as apache:
+        yield apache
+
+
+@pytest.fixture(scope="session")
+def broker(request: pytest.FixtureRequest) -> TestBroker:
+    # Each kind is its own session fixture, so going from an [embedded] test to an [apache]
+    # one and back does not stop and restart Apache Kafka (a JVM start costs seconds of CPU).
+    found: TestBroker = request.getfixturevalue(f"{request.param}_broker")
+    return found
 
 
 @pytest.fixture()

@@ -8,7 +8,6 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from agents.replay.estimate import TOOL_TURNS
 from agents.replay.plan import parse_offsets, parse_since
 from agents.settings import Settings
 from streams.errors import StreamsError
@@ -81,6 +80,8 @@ def dry_run_report(head: str, out: Any, filters: Any) -> str:
                   "  offline provider: no model calls, $0 (set llm.provider and llm.model "
                   "to price a model)"]
         return "\n".join(lines)
+    from agents.replay.estimate import TOOL_TURNS  # the pricing model: only when it prints
+
     routed = [m for m in e.by_model if m != out.model]
     per_call = e.output_tokens // max(1, e.calls)
     lines += [f"  priced for provider {out.provider}, model {out.model}"
