@@ -1,6 +1,6 @@
 # The two commands of the README: `make demo` and `make test`. Both install what they need first.
 # The test tiers (markers assigned in tests/conftest.py, docs/testing.md):
-#   make test-fast         unit + contract tests, no broker: the inner loop (1.5 minutes)
+#   make test-fast         unit + contract tests, no broker: the inner loop (about 1 minute)
 #   make test-integration  the integration tests: Apache Kafka, the embedded broker's smoke set
 #   make test              lint, then both tiers: what CI runs (.ci/run)
 .PHONY: demo test test-fast test-integration lint bootstrap schemas bench
