@@ -9,7 +9,7 @@ response parsing are pure (:mod:`agents.providers.anthropic_params`).
   to the worker's pacer (:mod:`agents.providers.pacing`), which slows down before a 429.
 * Failures raise :class:`agents.errors.LLMError` with a stable ``kind``: ``rate_limited``,
   ``overloaded``, ``server_error`` (504 included), ``timeout``, ``connection`` (retryable);
-  ``bad_request``, ``auth``, ``request_too_large`` (413), ``context_window_exceeded``,
+  ``bad_request``, ``auth``, ``request_too_large`` (413),
   ``not_found`` (permanent); ``spend_limit`` (a 429 saying the spend/usage limit is reached)
   and ``billing`` (402) are not retried within a call and mark the provider halted (logged
   once at ERROR, gauge ``judgeflow_llm_halted`` = 1 for the alert rules). The worker's

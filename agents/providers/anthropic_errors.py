@@ -8,10 +8,10 @@ Retryable: ``rate_limited`` (429), ``ramp_limited`` (429 ``ramp_limit_exceeded``
 grew faster than the ramp allows; back off for its ``retry-after``), ``overloaded`` (529),
 ``server_error`` (5xx, 504 included), ``timeout`` (408, client timeouts), ``conflict``
 (409), ``connection``. Permanent: ``bad_request``, ``auth``, ``not_found``,
-``request_too_large`` (413), ``context_window_exceeded`` (400
-``model_context_window_exceeded``), and the two that also stop the provider (``HALTING``):
-``spend_limit`` (a 429 whose ``error_code`` is a spend limit: waiting does not clear it)
-and ``billing`` (402).
+``request_too_large`` (413; a prompt over the context window is a 400 ``bad_request``: the
+API gives it no ``error_code``, and its message is no cause), and the two that also stop
+the provider (``HALTING``): ``spend_limit`` (a 429 whose ``error_code`` is a spend limit:
+waiting does not clear it) and ``billing`` (402).
 
 The cause is the SDK's ``APIStatusError.error_code`` (anthropic 2.16.0 ``_exceptions.py``:
 ``error.details.error_code`` of the body, "branch on it rather than on ``message``"), never
@@ -104,8 +104,6 @@ def _classify_status(exc: anthropic.APIStatusError) -> LLMError:
         return err("billing", False)
     if status == 413:
         return err("request_too_large", False)
-    if "model_context_window_exceeded" in f"{etype} {code} {text}":
-        return err("context_window_exceeded", False)
     if status in (401, 403):
         return err("auth", False)
     if status == 404:

@@ -59,8 +59,9 @@ def provider(fake: FakeAnthropic, **over: object) -> AnthropicProvider:
     (Reply.ramp_limit(), "ramp_limited", True),
     (Reply.error(402, message="credit balance too low"), "billing", False),
     (Reply.error(413, message="request exceeds the maximum size"), "request_too_large", False),
+    # no error_code names a prompt over the context window: its message decides nothing
     (Reply.error(400, message="prompt is too long: model_context_window_exceeded"),
-     "context_window_exceeded", False),
+     "bad_request", False),
     (Reply.error(404, error_type="not_found_error"), "not_found", False),
     (Reply.error(504, retry_after=0.01), "server_error", True),
     (Reply.error(429, retry_after=0.01), "rate_limited", True),
