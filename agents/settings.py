@@ -15,6 +15,7 @@ from pydantic_settings import NoDecode
 from agents.chart_tool_settings import ChartToolsSettings
 from agents.providers.settings import LLMSettings
 from streams.settings import Settings as StreamsSettings
+from streams.settings import comma_list
 
 
 class Settings(StreamsSettings):
@@ -42,6 +43,4 @@ class Settings(StreamsSettings):
     @field_validator("debrief_cases", mode="before")
     @classmethod
     def _split_cases(cls, value: object) -> object:
-        if isinstance(value, str):
-            return tuple(c.strip() for c in value.split(",") if c.strip())
-        return value
+        return comma_list(value)

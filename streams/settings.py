@@ -23,6 +23,14 @@ SAMPLE_DIR = PACKAGE_ROOT / "sampledata" / "data"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
+def comma_list(value: object) -> object:
+    """A list setting written as one environment string (``a, b,c``) as a tuple of its
+    non-empty items; any other value as it is (pydantic validates it)."""
+    if isinstance(value, str):
+        return tuple(item.strip() for item in value.split(",") if item.strip())
+    return value
+
+
 class TopicSettings(BaseModel):
     agent_answers: str = "chart-review.agent-answers.v1"
     judge_jobs: str = "chart-review.judge-jobs.v1"
@@ -119,16 +127,12 @@ class Settings(BaseSettings):
     @field_validator("tasks", mode="before")
     @classmethod
     def _split_tasks(cls, value: object) -> object:
-        if isinstance(value, str):
-            return tuple(t.strip() for t in value.split(",") if t.strip())
-        return value
+        return comma_list(value)
 
     @field_validator("expected_agents", mode="before")
     @classmethod
     def _split_agents(cls, value: object) -> object:
-        if isinstance(value, str):
-            agents = tuple(a.strip() for a in value.split(",") if a.strip())
-            if not agents:
-                raise ValueError("JUDGEFLOW_EXPECTED_AGENTS must name at least one agent")
-            return agents
-        return value
+        agents = comma_list(value)
+        if isinstance(value, str) and not agents:
+            raise ValueError("JUDGEFLOW_EXPECTED_AGENTS must name at least one agent")
+        return agents
