@@ -20,12 +20,14 @@ class Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
-_SAFE_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,127}$")
+#: Longest id that may name a file or folder.
+MAX_SAFE_ID_CHARS = 128
 
 
 def check_safe_id(value: str) -> str:
-    """An id that may name a file or folder: no separators, no ``..``, no leading dot."""
-    if not _SAFE_ID.fullmatch(value) or ".." in value:
+    """An id that may name a file or folder: no separators, no ``..``, no leading dot (the
+    alphabet of :func:`is_record_id`, at most :data:`MAX_SAFE_ID_CHARS` characters)."""
+    if len(value) > MAX_SAFE_ID_CHARS or not is_record_id(value):
         raise ValueError(
             "must be 1-128 characters of letters, digits, '.', '_' or '-', "
             "start with a letter or digit and contain no '..'"

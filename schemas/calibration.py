@@ -115,6 +115,15 @@ class Confusion(Frozen):
     counts: tuple[tuple[int, ...], ...]
 
 
+class PairAgreement(Frozen):
+    """Two reviewer agents, by id, over the cells both answered: same canonical answer."""
+
+    agents: tuple[str, str]
+    agreement: Figure
+    kappa: float | None = None
+    kappa_ci95: Interval | None = None
+
+
 class AgentAgreement(Frozen):
     """How often the two reviewer agents agreed on this criterion (from cell outcomes):
     ``agreement`` and ``type_drift`` cells agree, ``disagreement`` cells do not; cells with a
@@ -131,15 +140,6 @@ class AgentAgreement(Frozen):
     cells: int | None = None
     fleiss_kappa: float | None = None
     pairwise: tuple[PairAgreement, ...] = ()
-
-
-class PairAgreement(Frozen):
-    """Two reviewer agents, by id, over the cells both answered: same canonical answer."""
-
-    agents: tuple[str, str]
-    agreement: Figure
-    kappa: float | None = None
-    kappa_ci95: Interval | None = None
 
 
 class ModeFigures(Frozen):
@@ -236,4 +236,3 @@ def calibration_key(task_id: str, field_id: str, prompt_version: str) -> str:
     return f"{task_id}|{field_id}|{prompt_version}"
 
 
-AgentAgreement.model_rebuild()  # it names PairAgreement, defined after it
