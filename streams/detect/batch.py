@@ -17,9 +17,6 @@ from schemas.chart_review import AgentAnswer
 from streams.detect.processor import DetectProcessor, Emit, Source, Step
 from streams.detect.state import CellState, StepNote
 
-#: When a cell is next due: first seen, decided at (None: pending), its partition.
-Due = tuple[float, float | None, int]
-
 
 @dataclass(slots=True)
 class Changed:
@@ -29,11 +26,6 @@ class Changed:
     #: The input partition of the event that last changed the cell (its changelog partition).
     partition: int
     raw: bytes = b""
-
-    def due_times(self) -> Due | None:
-        """(first seen, decided at, partition), or None for a purged cell."""
-        state = self.state
-        return None if state is None else (state.first_seen, state.decided_at, state.partition)
 
 
 def encoded(state: CellState) -> tuple[CellState, bytes]:

@@ -203,19 +203,14 @@ class DueIndex:
         self._due: dict[bytes, tuple[float, int, bool]] = {}
 
     def note(self, key: bytes, state: CellState | None) -> None:
-        self.note_due(key, None if state is None else
-                      (state.first_seen, state.decided_at, state.partition))
-
-    def note_due(self, key: bytes, due: tuple[float, float | None, int] | None) -> None:
-        """``due``: the cell's (first seen, decided at, partition); None: it is gone."""
-        if due is None:
+        """When ``state``'s cell is next due (None: the cell is gone)."""
+        if state is None:
             self._due.pop(key, None)
-            return
-        first_seen, decided_at, partition = due
-        if decided_at is None:
-            self._due[key] = (first_seen + self.cfg.settle_seconds, partition, True)
+        elif state.decided_at is None:
+            self._due[key] = (state.first_seen + self.cfg.settle_seconds, state.partition, True)
         else:
-            self._due[key] = (decided_at + self.cfg.retention_seconds, partition, False)
+            self._due[key] = (state.decided_at + self.cfg.retention_seconds, state.partition,
+                              False)
 
     def overdue(self, now: float) -> list[tuple[bytes, int]]:
         return [(key, part) for key, (at, part, _) in self._due.items() if at <= now]

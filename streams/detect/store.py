@@ -48,7 +48,6 @@ class Change(Protocol):
     def raw(self) -> bytes: ...
     @property
     def state(self) -> CellState | None: ...
-    def due_times(self) -> tuple[float, float | None, int] | None: ...
 
 
 class ColdBlock:
@@ -73,7 +72,7 @@ class CellStore:
         self.data = data
         self.index = DueIndex(cfg)
         self.hot_max, self.block_cells = hot_max, block_cells
-        self._hot: dict[bytes, tuple[Any, CellState | None]] = {}  # oldest first
+        self._hot: dict[bytes, tuple[Any, CellState]] = {}  # oldest first
         self._cooling: dict[bytes, bytes] = {}
         #: The stored object each index entry was computed from (a rebuild skips those).
         self._noted: dict[bytes, Any] = {}
@@ -84,7 +83,7 @@ class CellStore:
         if stored is None:
             return None
         hit = self._hot.get(key)
-        if hit is not None and hit[0] is stored and hit[1] is not None:
+        if hit is not None and hit[0] is stored:
             return hit[1]
         return CellState.loads(self.stored_bytes(stored))
 
@@ -102,12 +101,12 @@ class CellStore:
         """Store a batch's changed cells; returns the changelog records to send."""
         records: list[ChangelogRecord] = []
         hot, cooling, data, noted = self._hot, self._cooling, self.data, self._noted
-        note_due = self.index.note_due
+        note = self.index.note
         for key, ch in changed.items():  # per changed cell per batch: locals, no lookups
             hot.pop(key, None)
             cooling.pop(key, None)
-            due = ch.due_times()
-            if due is None:
+            state = ch.state
+            if state is None:  # purged
                 if data.pop(key, None) is not None:
                     records.append((ch.partition, key, None))
                 noted.pop(key, None)
@@ -115,11 +114,11 @@ class CellStore:
                 raw = ch.raw
                 data[key] = noted[key] = raw
                 records.append((ch.partition, key, raw))
-                if due[1] is not None:  # decided
+                if state.decided_at is not None:
                     cooling[key] = raw
                 else:
-                    hot[key] = (raw, ch.state)
-            note_due(key, due)
+                    hot[key] = (raw, state)
+            note(key, state)
         while len(self._hot) > self.hot_max:
             oldest = next(iter(self._hot))
             self._cooling[oldest] = self._hot.pop(oldest)[0]
