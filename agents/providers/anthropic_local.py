@@ -71,9 +71,14 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
 
     def params(self, request: LLMRequest) -> dict[str, Any]:
         params = super().params(request)
-        if not self.server.prompt_caching:
+        if not self.server.prompt_caching:  # no breakpoint anywhere: system or messages
             for block in params.get("system", ()):
                 block.pop("cache_control", None)
+            for message in params["messages"]:
+                if isinstance(message.get("content"), list):
+                    message["content"] = [
+                        {k: v for k, v in b.items() if k != "cache_control"}
+                        if isinstance(b, dict) else b for b in message["content"]]
         if not self.server.tool_choice:
             params.pop("tool_choice", None)
         return params

@@ -33,9 +33,12 @@ def cache_control(ttl: str = "5m") -> dict[str, str]:
     return {"type": "ephemeral"} if ttl == "5m" else {"type": "ephemeral", "ttl": ttl}
 
 
-def valid_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]:
+def valid_messages(messages: tuple[dict[str, Any], ...],
+                   cache_ttl: str = "5m") -> list[dict[str, Any]]:
     """The messages as 2026-10-21 accepts them: citations dropped from user text blocks; a
-    document block in an assistant message is our bug (ValueError), never sent."""
+    document block in an assistant message is our bug (ValueError), never sent. A block that
+    asks for a cache breakpoint (any ``cache_control``) gets the configured lifetime, as the
+    system's do: the cost is priced at ``llm.cache_ttl``."""
     out: list[dict[str, Any]] = []
     for n, m in enumerate(messages):
         content = m.get("content")
@@ -50,6 +53,8 @@ def valid_messages(messages: tuple[dict[str, Any], ...]) -> list[dict[str, Any]]
                                  "is rejected by API version 2026-10-21")
             if m.get("role") == "user" and kind == "text" and "citations" in block:
                 block = {k: v for k, v in block.items() if k != "citations"}
+            if isinstance(block, dict) and "cache_control" in block:
+                block = {**block, "cache_control": cache_control(cache_ttl)}
             blocks.append(block)
         out.append({**m, "content": blocks})
     return out
@@ -78,7 +83,7 @@ def build_params(request: LLMRequest, model: str, entry: ModelEntry | None = Non
     if facts.max_tokens:
         max_tokens = min(max_tokens, facts.max_tokens)
     params: dict[str, Any] = {"model": model, "max_tokens": max_tokens,
-                              "messages": valid_messages(request.messages)}
+                              "messages": valid_messages(request.messages, cache_ttl)}
     if system:
         params["system"] = system
     if request.tools:

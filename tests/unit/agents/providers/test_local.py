@@ -78,6 +78,19 @@ async def test_a_declared_model_answers_and_costs_nothing(fake: FakeLocal) -> No
     assert "cache_control" not in json.dumps(sent.body)  # no prompt caching on these
 
 
+async def test_no_cache_breakpoint_reaches_a_server_without_prompt_caching(
+        fake: FakeLocal) -> None:
+    """The judge's chart-tool loop marks its newest turn for the cache, in the messages:
+    stripped there too, not only from the system blocks."""
+    turn = {"role": "user", "content": [{"type": "text", "text": "the case",
+                                         "cache_control": {"type": "ephemeral"}}]}
+    p = provider(fake)
+    await p.complete(LLMRequest(system=REQUEST.system, messages=(turn,), max_tokens=256))
+    [sent] = fake.message_requests()
+    assert "cache_control" not in json.dumps(sent.body)
+    assert turn["content"][0]["cache_control"] == {"type": "ephemeral"}  # the request's own
+
+
 async def test_the_servers_own_key_is_sent_only_when_configured(
         monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-must-not-leave")

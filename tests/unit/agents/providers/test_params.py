@@ -97,6 +97,18 @@ def test_cache_ttl_is_sent_on_every_breakpoint() -> None:
     assert one_hour == {"type": "ephemeral", "ttl": "1h"}
 
 
+@pytest.mark.parametrize(("ttl", "marker"), [
+    ("5m", {"type": "ephemeral"}), ("1h", {"type": "ephemeral", "ttl": "1h"})])
+def test_a_breakpoint_in_the_messages_gets_the_configured_lifetime(
+        ttl: str, marker: dict[str, str]) -> None:
+    # the chart-tool loop marks its newest turn; the cost is priced at llm.cache_ttl
+    turn = {"role": "user", "content": [{"type": "text", "text": "x",
+                                         "cache_control": {"type": "ephemeral"}}]}
+    sent = params("claude-sonnet-5-5", messages=(turn,), cache_ttl=ttl)
+    assert sent["messages"][0]["content"][0]["cache_control"] == marker
+    assert sent["system"][0]["cache_control"] == marker
+
+
 def test_served_facts_agree_with_our_parse() -> None:
     """The fake's ModelInfo bodies parse into the facts build_params relies on."""
     from agents.providers.model_facts import parse
