@@ -19,7 +19,6 @@ differs is data (:mod:`agents.providers.local_servers`):
 from __future__ import annotations
 
 import logging
-import math
 from typing import Any
 
 import anthropic
@@ -97,8 +96,8 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
         if self.server.count_tokens:
             return await super().count_prefix_tokens(request_prefix)
         p = self.params(request_prefix)
-        chars = sum(len(str(p.get(k) or "")) for k in ("system", "tools", "messages"))
-        return math.ceil(chars / 3.5)
+        # no placeholder turn: an empty message list counts nothing here
+        return self.estimate_prefix_tokens(p, p.get("messages") or "")
 
     async def retrieve_model(self) -> dict[str, Any]:
         return {"id": self.model, "type": "model", "lifecycle": "active"}
