@@ -14,9 +14,7 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Set
-from typing import Any, TypeVar
-
-from pydantic import BaseModel
+from typing import Any
 
 from agents.calibrate.core import Calibration, Group
 from schemas.calibration import Adjudication
@@ -26,16 +24,9 @@ from streams.errors import BadRecord
 from streams.settings import TopicSettings
 
 log = logging.getLogger(__name__)
-M = TypeVar("M", bound=BaseModel)
 #: Live adjudications of a task not seen yet, kept until its first outcome or result (a
 #: reviewer's decision may be read before the cell it decides); beyond this, dead-lettered.
 MAX_WAITING = 10_000
-
-
-def decode(model: type[M], value: bytes | None) -> M:
-    """Validate one record (:func:`streams.decode.decode_record`): the error names fields
-    and error types, never values (PHI)."""
-    return decode_record(model, value)
 
 
 def check_adjudication(a: Adjudication, criteria: Set[str] | None, tasks: Set[str]) -> None:
@@ -75,7 +66,7 @@ class Feeder:
         """Route one consumer record; raises BadRecord only for adjudications."""
         t = self.topics
         if rec.topic == t.adjudications:
-            adjudication = decode(Adjudication, rec.value)
+            adjudication = decode_record(Adjudication, rec.value)
             waiting = sum(len(v) for v in self.waiting.values())
             if (self.live and adjudication.task_id not in self.tasks
                     and waiting < MAX_WAITING):
@@ -86,13 +77,13 @@ class Feeder:
             return self.cal.add_adjudication(adjudication)
         try:
             if rec.topic == t.judge_results:
-                result = decode(JudgeResult, rec.value)
+                result = decode_record(JudgeResult, rec.value)
                 return self._known(result.task_id) | self.cal.add_result(result)
             if rec.topic == t.cell_outcomes:
-                outcome = decode(CellOutcome, rec.value)
+                outcome = decode_record(CellOutcome, rec.value)
                 return self._known(outcome.task_id) | self.cal.add_outcome(outcome)
             if rec.topic == t.judge_jobs:
-                return self.cal.add_job(decode(JudgeJob, rec.value))
+                return self.cal.add_job(decode_record(JudgeJob, rec.value))
         except BadRecord as exc:
             self.skipped += 1
             log.warning("calibrate: skipped %s[%d]@%d: %s", rec.topic, rec.partition,

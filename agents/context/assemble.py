@@ -74,14 +74,18 @@ def windows(length: int, anchors: Sequence[int], limit: int) -> list[tuple[int, 
     picks = list(dict.fromkeys(anchors))[:MAX_WINDOWS] or [0]
     size = max(1, limit // len(picks))
     starts = sorted(max(0, min(a - size // 3, length - size)) for a in picks)
-    merged: list[tuple[int, int]] = []
-    for start in starts:
-        end = min(length, start + size)
-        if merged and start <= merged[-1][1]:
-            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+    return merge_spans((start, min(length, start + size)) for start in starts)
+
+
+def merge_spans(spans: Iterable[tuple[int, int]]) -> list[tuple[int, int]]:
+    """``(start, end)`` spans sorted, overlapping or touching ones joined."""
+    out: list[tuple[int, int]] = []
+    for s, e in sorted(spans):
+        if out and s <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], e))
         else:
-            merged.append((start, end))
-    return merged
+            out.append((s, e))
+    return out
 
 
 def _excerpts(note_id: str, text: str, anchors: Sequence[int], limit: int,

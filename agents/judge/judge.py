@@ -24,7 +24,7 @@ from __future__ import annotations
 import dataclasses
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from typing import Any, Literal
 
@@ -180,12 +180,14 @@ class Judge:
         notes = self.store.notes(job.patient_id)
         return self._request(job, criterion, notes)[0] if notes else None
 
-    def tools_for(self, field_id: str, context: CaseContext) -> bool:
+    def tools_for(self, field_id: str, context_of: Callable[[], CaseContext]) -> bool:
         """Whether the judge of this cell gets the chart tools (the mode per criterion; auto:
-        the context left a note or part of one out, or an agent cited a missing note)."""
+        the context left a note or part of one out, or an agent cited a missing note).
+        ``context_of`` is called only in auto mode: gathering scans every note."""
         mode = self.route(field_id)[0].chart_tools.mode_for(field_id)
         if mode != "auto":
             return mode == "on"
+        context = context_of()
         partial = any(e.end - e.start < e.note_length for e in context.excerpts)
         return bool(context.left_out or context.missing_cited or partial)
 
@@ -199,7 +201,7 @@ class Judge:
         request = build_request(self.skill, criterion, job, context, structured=self.structured,
                                 max_tokens=settings.llm.max_tokens, notes=notes,
                                 gate_answer=gate, min_cache_tokens=self._min_cache(provider))
-        if self.tools_for(job.field_id, context):
+        if self.tools_for(job.field_id, lambda: context):
             request = tool_loop.offer(request, settings.chart_tools)
             if run is not None:
                 run.trace = tool_loop.Trace(settings.chart_tools)
@@ -273,8 +275,9 @@ class Judge:
         if self.offline:
             payload = offline_payload(job, criterion, notes)
             tools = self.settings.chart_tools
-            if self.tools_for(job.field_id, gather(job.answers, criterion.keywords, notes,
-                                                   self.settings.llm.context_budget_chars)):
+            budget = self.settings.llm.context_budget_chars
+            if self.tools_for(job.field_id,
+                              lambda: gather(job.answers, criterion.keywords, notes, budget)):
                 run.trace = offline_tools.explore(job, criterion, notes, tools)
                 payload = offline_tools.with_reads(payload, run.trace)
             return self._accept(self._validate(payload, criterion, notes, job, None), run)

@@ -40,8 +40,8 @@ def explore(job: JudgeJob, criterion: Criterion, notes: Mapping[str, str],
     for hit in found.seen:
         if hit.note_id is None or hit.note_id in cited or reads >= READS:
             continue
-        if trace.spent(0, 0.0) is not None:
-            trace.stopped = trace.spent(0, 0.0)
+        if (stop := trace.spent(0, 0.0)) is not None:
+            trace.stopped = stop
             break
         trace.add(READ, run_tool(READ, {"note_id": hit.note_id, "start": hit.start - WINDOW,
                                         "end": hit.end + WINDOW}, notes))

@@ -10,22 +10,13 @@ points at text it did not read). Messages name pointers by position, never note 
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 
+from agents.context.assemble import merge_spans
 from agents.judge.validate import problem
 from schemas.chart_review import JudgeAnalysis, ValidationProblem
 
 Span = tuple[int, int]
-
-
-def merge(spans: Iterable[Span]) -> list[Span]:
-    out: list[Span] = []
-    for s, e in sorted(spans):
-        if out and s <= out[-1][1]:
-            out[-1] = (out[-1][0], max(out[-1][1], e))
-        else:
-            out.append((s, e))
-    return out
 
 
 def seen_spans(*sources: Mapping[str, list[Span]]) -> dict[str, list[Span]]:
@@ -33,7 +24,7 @@ def seen_spans(*sources: Mapping[str, list[Span]]) -> dict[str, list[Span]]:
     for src in sources:
         for note_id, spans in src.items():
             joined.setdefault(note_id, []).extend(spans)
-    return {n: merge(s) for n, s in joined.items()}
+    return {n: merge_spans(s) for n, s in joined.items()}
 
 
 def check_read(analysis: JudgeAnalysis, seen: Mapping[str, list[Span]]

@@ -199,6 +199,14 @@ class AnthropicProvider:
             raise classify(exc) from exc
         return int(counted.input_tokens)
 
+    @staticmethod
+    def estimate_prefix_tokens(params: dict[str, Any], messages: object) -> int:
+        """Input tokens where the endpoint cannot count them (Bedrock InvokeModel, some
+        local servers): characters of system, tools and ``messages`` / 3.5. The caller
+        passes the messages as its endpoint would see them."""
+        chars = sum(len(str(params.get(k) or "")) for k in ("system", "tools"))
+        return math.ceil((chars + len(str(messages))) / 3.5)
+
     async def retrieve_model(self) -> dict[str, Any]:
         """The Models API's view of our model (``id``, ``lifecycle``, dates...)."""
         try:

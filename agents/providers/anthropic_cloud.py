@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import dataclasses
 import logging
-import math
 import os
 from datetime import UTC, date, datetime
 from typing import Any
@@ -123,9 +122,7 @@ class CloudProvider(NoBatchesAPI, AnthropicProvider):
         if not self.endpoint.count_tokens:
             self._once("count", "the endpoint has no token counting; cache prefix sizes "
                        "are local estimates (characters / 3.5)")
-            chars = sum(len(str(p.get(k) or "")) for k in ("system", "tools")) + len(
-                str(messages))
-            return math.ceil(chars / 3.5)
+            return self.estimate_prefix_tokens(p, messages)
         extra = {k: p[k] for k in ("system", "tools", "extra_body") if k in p}
         try:
             counted = await self.client.messages.count_tokens(

@@ -19,7 +19,6 @@ differs is data (:mod:`agents.providers.local_servers`):
 from __future__ import annotations
 
 import logging
-import math
 from typing import Any
 
 import anthropic
@@ -51,6 +50,8 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
     #: check_model: the model is declared, not looked up (no Models API, no catalogue)
     declared = True
     supports_batches = False
+    #: always a declared entry (the base's may be None: a model missing from the catalogue)
+    entry: catalogue.ModelEntry
 
     def __init__(self, settings: LLMSettings, *, client: Any = None,
                  budget: Budget | None = None, base_url: str | None = None) -> None:
@@ -62,8 +63,7 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
         super().__init__(settings, budget=budget, client=client or make_client(settings, url))
         self.name = "local"
         self.base_url = url
-        self.entry = declared = catalogue.declared_entry(settings)
-        self.declared_entry = declared
+        self.entry = catalogue.declared_entry(settings)
         self.facts = local_servers.local_facts(settings.model, settings.server)
         #: what ``llm check`` reports the server lacks (the cloud endpoints' shape)
         self.endpoint = self.server
@@ -91,7 +91,7 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
                         "effort levels", self.settings.effort, self.server.name, self.model)
         log.info("local: model %s declared on %s at %s (no Models API; priced at $%g/$%g "
                  "per MTok in/out)", self.model, self.server.name, self.base_url,
-                 self.declared_entry.input, self.declared_entry.output)
+                 self.entry.input, self.entry.output)
 
     def _check_prefixes(self, request: LLMRequest) -> None:
         if self.server.prompt_caching:
@@ -101,8 +101,8 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
         if self.server.count_tokens:
             return await super().count_prefix_tokens(request_prefix)
         p = self.params(request_prefix)
-        chars = sum(len(str(p.get(k) or "")) for k in ("system", "tools", "messages"))
-        return math.ceil(chars / 3.5)
+        # no placeholder turn: an empty message list counts nothing here
+        return self.estimate_prefix_tokens(p, p.get("messages") or "")
 
     async def retrieve_model(self) -> dict[str, Any]:
         return {"id": self.model, "type": "model", "lifecycle": "active"}

@@ -9,10 +9,10 @@ from typing import Any
 import orjson
 import pytest
 
-from agents.calibrate.feed import decode
 from agents.debrief.handler import parse_request
 from agents.judge.run import decode_job
 from schemas.calibration import Adjudication
+from streams.decode import decode_record
 from streams.detect.processor import parse_answer
 from streams.errors import BadRecord
 from streams.json_depth import nesting, too_deep
@@ -53,7 +53,7 @@ def test_too_deep(raw: bytes | None, depth: int | None) -> None:
 
 DECODERS: dict[str, Callable[[bytes | None], Any]] = {
     "detect": parse_answer, "judge": decode_job, "debrief": parse_request,
-    "calibrate": lambda v: decode(Adjudication, v)}
+    "calibrate": lambda v: decode_record(Adjudication, v)}
 
 
 @pytest.mark.parametrize("worker", sorted(DECODERS))
