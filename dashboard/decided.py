@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import UTC, datetime
 from typing import Any
 
-from dashboard.audit import AuditPlan
+from dashboard.audit import AuditPlan, Claims
 from schemas.chart_review import cell_key
 from schemas.ids import canonical_json, derive_id
 
@@ -97,11 +97,24 @@ class Decisions:
         filled = {slot_of(v) for v in self._by_cell.get(cell, ())}
         return max(0, self.plan.slots(cell) - len(filled))
 
+    def claim_slots(self, cell: str) -> int:
+        """How many claims the cell holds: its open slots, and one on a decided cell (a
+        reviewer correcting their decision holds it while they do)."""
+        return max(1, self.open_slots(cell))
+
     def cells(self) -> list[str]:
         return list(self._by_cell)
 
     def __len__(self) -> int:
         return len(self._ids)
+
+
+def held_by_others(decisions: Decisions, claims: Claims, cell: str, reviewer: str | None,
+                   now: float) -> bool:
+    """Other reviewers hold every claim of the cell and ``reviewer`` has not decided it (a
+    reviewer's correction of their own decision needs no claim)."""
+    return not decisions.decided_by(cell, reviewer) and not claims.free_for(
+        cell, reviewer, decisions.claim_slots(cell), now)
 
 
 def slot_of(value: dict[str, Any]) -> int:

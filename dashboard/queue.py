@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dashboard.audit import JUDGE_FIELDS, Claims
-from dashboard.decided import Decisions
+from dashboard.decided import Decisions, held_by_others
 from dashboard.rows import triage_row
 from dashboard.window import FILTERS, JOBS, Window, is_live
 
@@ -73,9 +73,9 @@ def items(window: Window, decisions: Decisions, filters: Mapping[str, str] | Non
     chosen = []
     # the live result per cell; a prompt_version filter shows that series instead
     for cell, (seq, value) in window.queue_results(wanted.get("prompt_version")).items():
+        # a todo cell has an open slot, so its claim_slots are its open slots
         if state == "pending" and not (decisions.todo(cell, reviewer) and (
-                claims is None or claims.free_for(cell, reviewer, decisions.open_slots(cell),
-                                                  now))):
+                claims is None or not held_by_others(decisions, claims, cell, reviewer, now))):
             continue
         if state == "decided" and not (decisions.decided(cell)
                                        or decisions.decided_by(cell, reviewer)):

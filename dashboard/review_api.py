@@ -20,6 +20,7 @@ from aiohttp import web
 
 from dashboard import access_audit
 from dashboard.consulted import consulted_view
+from dashboard.decided import held_by_others
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
@@ -95,10 +96,8 @@ async def cell(request: web.Request) -> web.Response:
         "review": {"mode": decisions.plan.mode(key), "reviews": decisions.plan.slots(key),
                    "judge_hidden": not sees,
                    "slot": decisions.next_slot(key, reviewer) if reviewer else None,
-                   "held_by_others": not decisions.decided_by(key, reviewer)
-                   and not state.claims.free_for(key, reviewer,
-                                                 max(1, decisions.open_slots(key)),
-                                                 time.monotonic())},
+                   "held_by_others": held_by_others(decisions, state.claims, key, reviewer,
+                                                    time.monotonic())},
         "provider": result.get("provider"), "model": result.get("model"),
         "usage": result.get("usage"), "latency_ms": result.get("latency_ms"),
     })
@@ -138,8 +137,7 @@ async def save(request: web.Request) -> web.Response:
     async with state.cell_lock(key):  # a double click waits, then finds its own save
         decisions = state.decisions
         # a reviewer's correction of their own decision needs no claim
-        if not decisions.decided_by(key, reviewer) and not state.claims.free_for(
-                key, reviewer, max(1, decisions.open_slots(key)), time.monotonic()):
+        if held_by_others(decisions, state.claims, key, reviewer, time.monotonic()):
             return json_response({"error": "another reviewer holds this cell; it is "
                                   "theirs until their claim expires"}, 409)
         slot = decisions.next_slot(key, reviewer)

@@ -46,7 +46,7 @@ async def claim(request: web.Request) -> web.Response:
         return json_response({"error": "no such judge result in the window"}, 404)
     key = cell_key(*(str(result.get(k, "")) for k in (
         "task_id", "patient_id", "field_id")))
-    if not state.claims.claim(key, reviewer, max(1, state.decisions.open_slots(key)),
+    if not state.claims.claim(key, reviewer, state.decisions.claim_slots(key),
                               time.monotonic()):
         return json_response({"error": "other reviewers hold this cell"}, 409)
     return json_response({"cell": key, "reviewer": reviewer,
