@@ -141,7 +141,7 @@ async def save(request: web.Request) -> web.Response:
             return json_response({"error": "another reviewer holds this cell; it is "
                                   "theirs until their claim expires"}, 409)
         slot = decisions.next_slot(key, reviewer)
-        blind = decisions.plan.blind(key) and not decisions.sees_judge(key, reviewer)
+        blind = not decisions.sees_judge(key, reviewer)  # sees_judge: any verify cell
         job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
         try:
             adjudication, retry = decide(
