@@ -57,10 +57,13 @@ class Decisions:
         """Newest first."""
         return list(reversed(self._by_cell.get(cell, ())))
 
+    def _filled(self, cell: str) -> set[int]:
+        """The review slots of the cell that hold a decision."""
+        return {slot_of(v) for v in self._by_cell.get(cell, ())}
+
     def decided(self, cell: str) -> bool:
         """Every review slot of the cell holds a decision (nothing left to do on it)."""
-        filled = {slot_of(v) for v in self._by_cell.get(cell, ())}
-        return len(filled) >= self.plan.slots(cell)
+        return self.open_slots(cell) == 0
 
     def decided_by(self, cell: str, reviewer: str | None) -> bool:
         return reviewer is not None and any(
@@ -90,12 +93,11 @@ class Decisions:
         own = [slot_of(v) for v in items if v.get("adjudicator") == reviewer]
         if own:
             return own[-1]
-        filled = {slot_of(v) for v in items}
+        filled = self._filled(cell)
         return next((s for s in range(1, self.plan.slots(cell) + 1) if s not in filled), 1)
 
     def open_slots(self, cell: str) -> int:
-        filled = {slot_of(v) for v in self._by_cell.get(cell, ())}
-        return max(0, self.plan.slots(cell) - len(filled))
+        return max(0, self.plan.slots(cell) - len(self._filled(cell)))
 
     def claim_slots(self, cell: str) -> int:
         """How many claims the cell holds: its open slots, and one on a decided cell (a

@@ -52,7 +52,7 @@ def queue_row(window: Window, decisions: Decisions, cell: str, seq: int,
     job = window.get(JOBS, str(result.get("job_id", "")))
     row = triage_row(result, job)
     seen = decisions.visible(cell, reviewer)
-    done = decisions.decided(cell) or decisions.decided_by(cell, reviewer)
+    done = not decisions.todo(cell, reviewer)
     row.update({"result_id": row["id"], "cell": cell, "rank": rank(result, seq),
                 "series": "live" if is_live(result) else "replay",
                 "state": "decided" if done else "pending",
@@ -77,8 +77,7 @@ def items(window: Window, decisions: Decisions, filters: Mapping[str, str] | Non
         if state == "pending" and not (decisions.todo(cell, reviewer) and (
                 claims is None or not held_by_others(decisions, claims, cell, reviewer, now))):
             continue
-        if state == "decided" and not (decisions.decided(cell)
-                                       or decisions.decided_by(cell, reviewer)):
+        if state == "decided" and decisions.todo(cell, reviewer):
             continue
         if all(str(value.get(f, "")) == v for f, v in wanted.items()):
             chosen.append((rank(value, seq), cell, seq, value))
