@@ -20,7 +20,7 @@ from aiohttp import web
 
 from dashboard import access_audit
 from dashboard.consulted import consulted_view
-from dashboard.decided import held_by_others
+from dashboard.decided import cell_of, held_by_others
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
@@ -32,7 +32,6 @@ from dashboard.window import FILTERS, JOBS, RESULTS
 from dashboard.work_api import add_work_routes, reviewer_of
 from dashboard.writer import WriteFailed
 from schemas.calibration import Adjudication
-from schemas.chart_review import cell_key
 from schemas.reviewer_labels import classification_choices
 
 
@@ -48,10 +47,6 @@ async def queue(request: web.Request) -> web.Response:
                           "facets": state.window.facets()})
 
 
-def _cell_of(result: dict[str, Any]) -> str:
-    return cell_key(*(str(result.get(k, "")) for k in ("task_id", "patient_id", "field_id")))
-
-
 async def cell(request: web.Request) -> web.Response:
     state = request.app[STATE]
     rid = request.match_info["rid"]
@@ -61,7 +56,7 @@ async def cell(request: web.Request) -> web.Response:
     raw = result.get("analysis")
     analysis: dict[str, Any] = raw if isinstance(raw, dict) else {}
     job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
-    key, patient = _cell_of(result), str(result.get("patient_id", ""))
+    key, patient = cell_of(result), str(result.get("patient_id", ""))
     reviewer, decisions = reviewer_of(request), state.decisions
     row = queue_row(state.window, decisions, key, state.window.seq(RESULTS, rid), result,
                     reviewer)
@@ -132,7 +127,7 @@ async def save(request: web.Request) -> web.Response:
     result = state.window.get(RESULTS, req.result_id)
     if result is None:
         return json_response({"error": "no such judge result in the window"}, 404)
-    key = _cell_of(result)
+    key = cell_of(result)
     reviewer = pseudonym(state.reviewer_key, name)
     async with state.cell_lock(key):  # a double click waits, then finds its own save
         decisions = state.decisions

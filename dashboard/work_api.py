@@ -9,12 +9,12 @@ import time
 import orjson
 from aiohttp import web
 
+from dashboard.decided import cell_of
 from dashboard.identity import pseudonym
 from dashboard.progress import progress
 from dashboard.sessions import REVIEWER, write_refusal
 from dashboard.state import STATE, json_response
 from dashboard.window import RESULTS
-from schemas.chart_review import cell_key
 
 
 def reviewer_of(request: web.Request) -> str | None:
@@ -44,8 +44,7 @@ async def claim(request: web.Request) -> web.Response:
     result = state.window.get(RESULTS, rid) if isinstance(rid, str) else None
     if result is None:
         return json_response({"error": "no such judge result in the window"}, 404)
-    key = cell_key(*(str(result.get(k, "")) for k in (
-        "task_id", "patient_id", "field_id")))
+    key = cell_of(result)
     if not state.claims.claim(key, reviewer, state.decisions.claim_slots(key),
                               time.monotonic()):
         return json_response({"error": "other reviewers hold this cell"}, 409)
