@@ -15,7 +15,6 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 from aiohttp import web
 
 from dashboard import access_audit
@@ -26,10 +25,10 @@ from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
 from dashboard.queue import MAX_ITEMS, STATES, items, queue_row
 from dashboard.rows import correctness, reviewer_ids
-from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
+from dashboard.sessions import CSRF_HEADER, REVIEWER
 from dashboard.state import STATE, State, json_response
 from dashboard.window import FILTERS, JOBS, RESULTS
-from dashboard.work_api import add_work_routes, reviewer_of
+from dashboard.work_api import add_work_routes, read_json_body, reviewer_of
 from dashboard.writer import WriteFailed
 from schemas.calibration import Adjudication
 from schemas.reviewer_labels import classification_choices
@@ -107,21 +106,14 @@ async def me(request: web.Request) -> web.Response:
 
 async def save(request: web.Request) -> web.Response:
     state = request.app[STATE]
-    refusal = write_refusal(request)
-    if refusal is not None:
-        return json_response({"error": refusal}, 403)
     name = request.get(REVIEWER)
-    if name is None:
-        return json_response({"error": "saving needs an identified reviewer (a reviewer "
-                              "token or the SSO proxy's user header)"}, 401)
+    body = await read_json_body(request, name, "saving needs an identified reviewer (a "
+                                "reviewer token or the SSO proxy's user header)")
+    if isinstance(body, web.Response):
+        return body
+    assert name is not None  # read_json_body answered 401 otherwise
     try:
-        async with asyncio.timeout(state.limits.body_timeout):
-            body = await request.read()
-        req = parse_save(orjson.loads(body))
-    except TimeoutError:
-        return json_response({"error": "the request body was too slow"}, 408)
-    except orjson.JSONDecodeError:
-        return json_response({"error": "the body must be JSON"}, 400)
+        req = parse_save(body)
     except DecisionError as exc:
         return json_response({"error": str(exc)}, exc.status)
     result = state.window.get(RESULTS, req.result_id)
