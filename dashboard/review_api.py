@@ -60,7 +60,7 @@ async def cell(request: web.Request) -> web.Response:
     row = queue_row(state.window, decisions, key, state.window.seq(RESULTS, rid), result,
                     reviewer)
     answers = job.get("answers") or []
-    sees = decisions.sees_judge(key, reviewer)
+    sees = not row["blind"]  # queue_row: blind = not sees_judge(key, reviewer)
     # blind: the notes the agents quoted, not the judge's pointers (they hint at its answer)
     pointers = analysis.get("evidence_pointers") if sees else [
         {"note_id": q.get("note_id")} for a in answers for q in a.get("quotes") or ()]
@@ -87,8 +87,9 @@ async def cell(request: web.Request) -> web.Response:
         # part of the judge's answer, so hidden on a blind cell like the rest of it
         "consulted": consulted_view(result.get("consulted")) if sees else [],
         "decisions": decisions.visible(key, reviewer),
-        "review": {"mode": decisions.plan.mode(key), "reviews": decisions.plan.slots(key),
-                   "judge_hidden": not sees,
+        # queue_row computed the plan's mode and slots
+        "review": {"mode": row["review_mode"], "reviews": row["reviews"],
+                   "judge_hidden": row["blind"],
                    "slot": decisions.next_slot(key, reviewer) if reviewer else None,
                    "held_by_others": held_by_others(decisions, state.claims, key, reviewer,
                                                     time.monotonic())},
