@@ -81,8 +81,6 @@ async def audit_export(settings: Settings, table: list[dict[str, Any]]) -> None:
     import uuid
     from datetime import UTC, datetime
 
-    import orjson
-
     from dashboard.writer import WriteFailed, Writer
     from schemas.audit import AuditEvent
 
@@ -96,8 +94,7 @@ async def audit_export(settings: Settings, table: list[dict[str, Any]]) -> None:
                 session=f"cli-{operator}", route="judgeflow export",
                 patient_ids=tuple(patients[start:start + AUDIT_PATIENTS_PER_EVENT]),
                 records=len(table))
-            await writer.send_record(event.key.encode(), orjson.dumps(
-                event.model_dump(mode="json", exclude_none=True)))
+            await writer.send_record(*event.to_record())
     except WriteFailed:
         raise CommandError("the access audit trail did not acknowledge this export, so "
                            "nothing was written; check the broker and the principal's "

@@ -19,7 +19,6 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 from aiohttp import web
 from aiohttp.typedefs import Middleware
 
@@ -93,9 +92,8 @@ async def record(state: State, audit_event: AuditEvent) -> None:
     """Write ``audit_event`` and wait for the broker's acknowledgement (AuditFailed)."""
     if state.audit_trail is None:
         raise AuditFailed("no audit trail")
-    value = orjson.dumps(audit_event.model_dump(mode="json", exclude_none=True))
     try:
-        await state.audit_trail.send_record(audit_event.key.encode(), value)
+        await state.audit_trail.send_record(*audit_event.to_record())
     except WriteFailed:
         raise AuditFailed("not acknowledged") from None
 

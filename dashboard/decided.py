@@ -8,10 +8,11 @@ only after saving their own decision, and nobody sees another reviewer's decisio
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
-from dashboard.audit import AuditPlan
+from dashboard.audit import AuditPlan, Claims
 from schemas.chart_review import cell_key
 from schemas.ids import canonical_json, derive_id
 
@@ -57,10 +58,13 @@ class Decisions:
         """Newest first."""
         return list(reversed(self._by_cell.get(cell, ())))
 
+    def _filled(self, cell: str) -> set[int]:
+        """The review slots of the cell that hold a decision."""
+        return {slot_of(v) for v in self._by_cell.get(cell, ())}
+
     def decided(self, cell: str) -> bool:
         """Every review slot of the cell holds a decision (nothing left to do on it)."""
-        filled = {slot_of(v) for v in self._by_cell.get(cell, ())}
-        return len(filled) >= self.plan.slots(cell)
+        return self.open_slots(cell) == 0
 
     def decided_by(self, cell: str, reviewer: str | None) -> bool:
         return reviewer is not None and any(
@@ -90,18 +94,35 @@ class Decisions:
         own = [slot_of(v) for v in items if v.get("adjudicator") == reviewer]
         if own:
             return own[-1]
-        filled = {slot_of(v) for v in items}
+        filled = self._filled(cell)
         return next((s for s in range(1, self.plan.slots(cell) + 1) if s not in filled), 1)
 
     def open_slots(self, cell: str) -> int:
-        filled = {slot_of(v) for v in self._by_cell.get(cell, ())}
-        return max(0, self.plan.slots(cell) - len(filled))
+        return max(0, self.plan.slots(cell) - len(self._filled(cell)))
+
+    def claim_slots(self, cell: str) -> int:
+        """How many claims the cell holds: its open slots, and one on a decided cell (a
+        reviewer correcting their decision holds it while they do)."""
+        return max(1, self.open_slots(cell))
 
     def cells(self) -> list[str]:
         return list(self._by_cell)
 
     def __len__(self) -> int:
         return len(self._ids)
+
+
+def cell_of(result: Mapping[str, Any]) -> str:
+    """The cell key of a judge result (its task, patient and criterion)."""
+    return cell_key(*(str(result.get(k, "")) for k in ("task_id", "patient_id", "field_id")))
+
+
+def held_by_others(decisions: Decisions, claims: Claims, cell: str, reviewer: str | None,
+                   now: float) -> bool:
+    """Other reviewers hold every claim of the cell and ``reviewer`` has not decided it (a
+    reviewer's correction of their own decision needs no claim)."""
+    return not decisions.decided_by(cell, reviewer) and not claims.free_for(
+        cell, reviewer, decisions.claim_slots(cell), now)
 
 
 def slot_of(value: dict[str, Any]) -> int:

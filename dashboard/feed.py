@@ -21,10 +21,9 @@ import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from dashboard.decided import Decisions
+from dashboard.decided import Decisions, cell_of
 from dashboard.queue import queue_row
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
-from schemas.chart_review import cell_key
 from streams import kafka_clients
 from streams.kafka_access import KafkaUnreachable, is_fatal
 from streams.settings import Settings
@@ -115,8 +114,7 @@ def absorb(window: Window, hub: Hub, stream: str, raw: bytes | None,
         status.undecodable += 1
     elif stream == RESULTS:
         hub.publish("result", window.row(rid) if decisions is None else queue_row(
-            window, decisions, cell_key(*(str(value.get(k, "")) for k in (
-                "task_id", "patient_id", "field_id"))), window.seq(RESULTS, rid), value))
+            window, decisions, cell_of(value), window.seq(RESULTS, rid), value))
     elif stream in (EVALUATIONS, CALIBRATION):
         hub.publish(stream, {})
 

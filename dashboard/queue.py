@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from dashboard.audit import JUDGE_FIELDS, Claims
-from dashboard.decided import Decisions
+from dashboard.decided import Decisions, held_by_others
 from dashboard.rows import triage_row
 from dashboard.window import FILTERS, JOBS, Window, is_live
 
@@ -52,7 +52,7 @@ def queue_row(window: Window, decisions: Decisions, cell: str, seq: int,
     job = window.get(JOBS, str(result.get("job_id", "")))
     row = triage_row(result, job)
     seen = decisions.visible(cell, reviewer)
-    done = decisions.decided(cell) or decisions.decided_by(cell, reviewer)
+    done = not decisions.todo(cell, reviewer)
     row.update({"result_id": row["id"], "cell": cell, "rank": rank(result, seq),
                 "series": "live" if is_live(result) else "replay",
                 "state": "decided" if done else "pending",
@@ -73,12 +73,11 @@ def items(window: Window, decisions: Decisions, filters: Mapping[str, str] | Non
     chosen = []
     # the live result per cell; a prompt_version filter shows that series instead
     for cell, (seq, value) in window.queue_results(wanted.get("prompt_version")).items():
+        # a todo cell has an open slot, so its claim_slots are its open slots
         if state == "pending" and not (decisions.todo(cell, reviewer) and (
-                claims is None or claims.free_for(cell, reviewer, decisions.open_slots(cell),
-                                                  now))):
+                claims is None or not held_by_others(decisions, claims, cell, reviewer, now))):
             continue
-        if state == "decided" and not (decisions.decided(cell)
-                                       or decisions.decided_by(cell, reviewer)):
+        if state == "decided" and decisions.todo(cell, reviewer):
             continue
         if all(str(value.get(f, "")) == v for f, v in wanted.items()):
             chosen.append((rank(value, seq), cell, seq, value))

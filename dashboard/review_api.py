@@ -15,23 +15,22 @@ import time
 from datetime import UTC, datetime
 from typing import Any
 
-import orjson
 from aiohttp import web
 
 from dashboard import access_audit
 from dashboard.consulted import consulted_view
+from dashboard.decided import cell_of, held_by_others
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
 from dashboard.queue import MAX_ITEMS, STATES, items, queue_row
 from dashboard.rows import correctness, reviewer_ids
-from dashboard.sessions import CSRF_HEADER, REVIEWER, write_refusal
+from dashboard.sessions import CSRF_HEADER, REVIEWER
 from dashboard.state import STATE, State, json_response
 from dashboard.window import FILTERS, JOBS, RESULTS
-from dashboard.work_api import add_work_routes, reviewer_of
+from dashboard.work_api import add_work_routes, read_json_body, reviewer_of
 from dashboard.writer import WriteFailed
 from schemas.calibration import Adjudication
-from schemas.chart_review import cell_key
 from schemas.reviewer_labels import classification_choices
 
 
@@ -47,10 +46,6 @@ async def queue(request: web.Request) -> web.Response:
                           "facets": state.window.facets()})
 
 
-def _cell_of(result: dict[str, Any]) -> str:
-    return cell_key(*(str(result.get(k, "")) for k in ("task_id", "patient_id", "field_id")))
-
-
 async def cell(request: web.Request) -> web.Response:
     state = request.app[STATE]
     rid = request.match_info["rid"]
@@ -60,12 +55,12 @@ async def cell(request: web.Request) -> web.Response:
     raw = result.get("analysis")
     analysis: dict[str, Any] = raw if isinstance(raw, dict) else {}
     job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
-    key, patient = _cell_of(result), str(result.get("patient_id", ""))
+    key, patient = cell_of(result), str(result.get("patient_id", ""))
     reviewer, decisions = reviewer_of(request), state.decisions
     row = queue_row(state.window, decisions, key, state.window.seq(RESULTS, rid), result,
                     reviewer)
     answers = job.get("answers") or []
-    sees = decisions.sees_judge(key, reviewer)
+    sees = not row["blind"]  # queue_row: blind = not sees_judge(key, reviewer)
     # blind: the notes the agents quoted, not the judge's pointers (they hint at its answer)
     pointers = analysis.get("evidence_pointers") if sees else [
         {"note_id": q.get("note_id")} for a in answers for q in a.get("quotes") or ()]
@@ -92,13 +87,12 @@ async def cell(request: web.Request) -> web.Response:
         # part of the judge's answer, so hidden on a blind cell like the rest of it
         "consulted": consulted_view(result.get("consulted")) if sees else [],
         "decisions": decisions.visible(key, reviewer),
-        "review": {"mode": decisions.plan.mode(key), "reviews": decisions.plan.slots(key),
-                   "judge_hidden": not sees,
+        # queue_row computed the plan's mode and slots
+        "review": {"mode": row["review_mode"], "reviews": row["reviews"],
+                   "judge_hidden": row["blind"],
                    "slot": decisions.next_slot(key, reviewer) if reviewer else None,
-                   "held_by_others": not decisions.decided_by(key, reviewer)
-                   and not state.claims.free_for(key, reviewer,
-                                                 max(1, decisions.open_slots(key)),
-                                                 time.monotonic())},
+                   "held_by_others": held_by_others(decisions, state.claims, key, reviewer,
+                                                    time.monotonic())},
         "provider": result.get("provider"), "model": result.get("model"),
         "usage": result.get("usage"), "latency_ms": result.get("latency_ms"),
     })
@@ -113,37 +107,29 @@ async def me(request: web.Request) -> web.Response:
 
 async def save(request: web.Request) -> web.Response:
     state = request.app[STATE]
-    refusal = write_refusal(request)
-    if refusal is not None:
-        return json_response({"error": refusal}, 403)
     name = request.get(REVIEWER)
-    if name is None:
-        return json_response({"error": "saving needs an identified reviewer (a reviewer "
-                              "token or the SSO proxy's user header)"}, 401)
+    body = await read_json_body(request, name, "saving needs an identified reviewer (a "
+                                "reviewer token or the SSO proxy's user header)")
+    if isinstance(body, web.Response):
+        return body
+    assert name is not None  # read_json_body answered 401 otherwise
     try:
-        async with asyncio.timeout(state.limits.body_timeout):
-            body = await request.read()
-        req = parse_save(orjson.loads(body))
-    except TimeoutError:
-        return json_response({"error": "the request body was too slow"}, 408)
-    except orjson.JSONDecodeError:
-        return json_response({"error": "the body must be JSON"}, 400)
+        req = parse_save(body)
     except DecisionError as exc:
         return json_response({"error": str(exc)}, exc.status)
     result = state.window.get(RESULTS, req.result_id)
     if result is None:
         return json_response({"error": "no such judge result in the window"}, 404)
-    key = _cell_of(result)
+    key = cell_of(result)
     reviewer = pseudonym(state.reviewer_key, name)
     async with state.cell_lock(key):  # a double click waits, then finds its own save
         decisions = state.decisions
         # a reviewer's correction of their own decision needs no claim
-        if not decisions.decided_by(key, reviewer) and not state.claims.free_for(
-                key, reviewer, max(1, decisions.open_slots(key)), time.monotonic()):
+        if held_by_others(decisions, state.claims, key, reviewer, time.monotonic()):
             return json_response({"error": "another reviewer holds this cell; it is "
                                   "theirs until their claim expires"}, 409)
         slot = decisions.next_slot(key, reviewer)
-        blind = decisions.plan.blind(key) and not decisions.sees_judge(key, reviewer)
+        blind = not decisions.sees_judge(key, reviewer)  # sees_judge: any verify cell
         job = state.window.get(JOBS, str(result.get("job_id", ""))) or {}
         try:
             adjudication, retry = decide(

@@ -13,6 +13,7 @@ from collections.abc import Iterable
 from datetime import datetime
 from typing import Literal
 
+import orjson
 from pydantic import Field
 
 from schemas.base import BoundedId, Frozen, SafeId
@@ -53,6 +54,10 @@ class AuditEvent(Frozen):
     def key(self) -> str:
         """Keyed by the first patient: one patient's trail is in order on one partition."""
         return self.patient_ids[0] if self.patient_ids else (self.reviewer or "-")
+
+    def to_record(self) -> tuple[bytes, bytes]:
+        """The Kafka key and value the trail stores (absent optional fields left out)."""
+        return self.key.encode(), orjson.dumps(self.model_dump(mode="json", exclude_none=True))
 
 
 def matches(event: AuditEvent, patient: str | None = None,
