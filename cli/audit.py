@@ -10,7 +10,6 @@ reviewer's name. Runs as the ``auditor`` principal (Read on the trail, nothing e
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 import sys
 from typing import TextIO
@@ -20,6 +19,7 @@ from pydantic import ValidationError
 
 from dashboard.identity import KEY_ENV, pseudonym, reviewer_key
 from schemas.audit import AuditEvent, matches, spans_text, who_saw
+from streams import event_loop
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_check import topic_denied
 from streams.settings import Settings
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if not args.patient and not args.reviewer:
         raise CommandError("audit: give --patient P or --reviewer R (or both)")
     reviewer = reviewer_id(args.reviewer, settings) if args.reviewer else None
-    events, bad = asyncio.run(read_events(settings))
+    events, bad = event_loop.run(read_events(settings))
     found = [e for e in events if matches(e, args.patient, reviewer)]
     if args.json:
         for e in found:

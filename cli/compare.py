@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from datetime import UTC, datetime
 from typing import Any
 
 import orjson
 
+from streams import event_loop
 from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 from streams.topics import read_to_end
@@ -74,7 +74,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     if (args.old is None) != (args.new is None):
         print("judgeflow: compare takes two versions (OLD NEW) or none", file=sys.stderr)
         return ExitCode.USAGE
-    cal = asyncio.run(gather(settings))
+    cal = event_loop.run(gather(settings))
     if args.old is None:
         return _by_model(cal, args, settings)
     known = sorted({v for _, _, v in cal.groups()})

@@ -4,12 +4,12 @@ feed, web app) lives in the ``dashboard`` package."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
 from cli.argtypes import port, positive_int
 from dashboard.identity import TOKEN_ENV
+from streams import event_loop
 from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 
@@ -78,7 +78,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     except ValueError as exc:
         raise CommandError(f"dashboard: {exc}") from None
     try:
-        asyncio.run(serve(settings, state, host=args.host, port=args.port,
+        event_loop.run(serve(settings, state, host=args.host, port=args.port,
                           from_beginning=args.from_beginning, out=sys.stdout, tls=tls))
     except (OSError, OverflowError) as exc:
         raise CommandError(f"dashboard: cannot listen on {args.host}:{args.port}: "

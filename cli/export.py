@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import csv
 import sys
 from pathlib import Path
 from typing import Any
 
+from streams import event_loop
 from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 from streams.topics import read_to_end
@@ -111,9 +111,9 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
         raise CommandError("only CSV can go to stdout ('-')", ExitCode.USAGE)
     if str(args.output) != "-" and not args.output.parent.is_dir():
         raise CommandError(f"no such directory: {args.output.parent}", ExitCode.USAGE)
-    adjudications, results, bad = asyncio.run(gather(settings))
+    adjudications, results, bad = event_loop.run(gather(settings))
     table = rows(adjudications, results)
-    asyncio.run(audit_export(settings, table))
+    event_loop.run(audit_export(settings, table))
     if str(args.output) == "-":
         write_csv(table, COLUMNS, sys.stdout)
     elif fmt == "csv":

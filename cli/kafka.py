@@ -4,11 +4,11 @@ needs (the data in :mod:`streams.kafka_acls`)."""
 from __future__ import annotations
 
 import argparse
-import asyncio
 
 import yaml
 
 from cli.kafka_acls_commands import kafka_acls_commands
+from streams import event_loop
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_acls import ROLES, role_acls, strimzi_acls
 from streams.kafka_check import check, shown_name
@@ -61,7 +61,7 @@ FORMATS = ("table", "strimzi", "kafka-acls")
 def run_check(args: argparse.Namespace, settings: Settings) -> int:
     missing = 0
     for role in args.role or ROLES:
-        for finding in asyncio.run(check(settings, role)):
+        for finding in event_loop.run(check(settings, role)):
             print(finding.line(role))
             missing += finding.state == "MISSING"
     if missing:  # a check that found problems: one line on stderr through the one map

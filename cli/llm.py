@@ -21,13 +21,13 @@ Exit status: 0 all calls answered, 1 a call failed, 2 the model cannot be used.
 from __future__ import annotations
 
 import argparse
-import asyncio
 import os
 from collections.abc import Iterator
 from typing import Any
 
 from agents.settings import Settings
 from cli.argtypes import positive_int
+from streams import event_loop
 from streams.exit_codes import CommandError, ExitCode
 
 KINDS = ("judge", "debrief")
@@ -78,7 +78,7 @@ def run_check(args: argparse.Namespace, settings: Settings) -> int:
     if args.model:
         update["model"] = args.model
     s = settings.model_copy(update={"llm": settings.llm.model_copy(update=update)})
-    return asyncio.run(_check(s, tuple(args.worker or KINDS), max(1, args.calls)))
+    return event_loop.run(_check(s, tuple(args.worker or KINDS), max(1, args.calls)))
 
 
 def samples(settings: Settings, kinds: tuple[str, ...],

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
 import orjson
 
 from schemas.registry import CONTRACTS, TopicContract
-from streams import limits
+from streams import event_loop, limits
 from streams.decode import decode_record
 from streams.errors import BadRecord
 from streams.exit_codes import CommandError, ExitCode
@@ -113,6 +112,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
                            "use --raw to send unvalidated")
     data = read_input(args.file)
     records, rejected = validate(data.splitlines(), contract)
-    sent = asyncio.run(send(settings, args.topic, records))
+    sent = event_loop.run(send(settings, args.topic, records))
     print(f"{args.topic}: sent {sent}, rejected {rejected}")
     return ExitCode.FAILURE if rejected else ExitCode.OK

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 import time
 from typing import Any
@@ -11,7 +10,7 @@ from typing import Any
 import orjson
 
 from cli.argtypes import positive_float, positive_int
-from streams import kafka_clients
+from streams import event_loop, kafka_clients
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_check import topic_denied
 from streams.settings import Settings
@@ -85,5 +84,5 @@ async def tail(settings: Settings, topic: str, from_beginning: bool, limit: int 
 
 
 def run(args: argparse.Namespace, settings: Settings) -> int:
-    return asyncio.run(tail(settings, args.topic, args.from_beginning, args.max,
+    return event_loop.run(tail(settings, args.topic, args.from_beginning, args.max,
                             args.idle_timeout, args.meta))

@@ -24,6 +24,7 @@ from typing import NoReturn, Protocol
 from aiokafka.errors import KafkaError
 
 from schemas.skill import SkillError
+from streams import event_loop
 from streams.errors import StreamsError
 from streams.exit_codes import ExitCode
 from streams.metrics import Metrics
@@ -80,7 +81,7 @@ def run_worker(name: str, settings: Settings, serve: Serve,
                 loop.add_signal_handler(sig, stop.set)
         await serve(metrics, stop)
 
-    return guarded(name, lambda: asyncio.run(main()), cannot_start)
+    return guarded(name, lambda: event_loop.run(main()), cannot_start)
 
 
 class Stoppable(Protocol):

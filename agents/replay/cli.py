@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections import Counter
 from collections.abc import Callable
@@ -11,6 +10,7 @@ from collections.abc import Callable
 from agents.replay.cli_llm import add_kinds
 from agents.replay.console import Console, replay_console
 from agents.replay.dlq import Replayer, Tally
+from streams import event_loop
 from streams.exit_codes import ExitCode
 from streams.settings import Settings
 
@@ -54,7 +54,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     tty = sys.stderr.isatty()
     console = Console()  # the progress line never shares a line with a log record
     with replay_console(console):
-        t = asyncio.run(replayer.run(console.wrap(_progress(args.dry_run)) if tty else None))
+        t = event_loop.run(replayer.run(console.wrap(_progress(args.dry_run)) if tty else None))
     console.end()
     verb = "would re-drive" if args.dry_run else "re-drove"
     print(f"{args.topic}: {verb} {sum(t.redriven.values())} ({_counts(t.redriven)}) "

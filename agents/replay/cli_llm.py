@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from collections.abc import Callable
 from typing import Any
 
 from agents.replay.plan import parse_offsets, parse_since
 from agents.settings import Settings
+from streams import event_loop
 from streams.errors import StreamsError
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_access import KafkaAccessError
@@ -136,7 +136,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     console = Console()
     try:
         with replay_console(console):
-            out = asyncio.run(replay(
+            out = event_loop.run(replay(
                 settings, opts, progress=console.wrap(progress_line) if tty else None,
                 counting=console.wrap(counting_line) if tty else None))
     except KafkaAccessError:  # an ACL or a login: exit 1, as a worker refused would

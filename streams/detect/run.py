@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import gc
 import logging
 
 import faust
 
 from schemas.skill import load_skill
+from streams import event_loop
 from streams.app import base_app
 from streams.detect.faust_edge import register_detect
 from streams.kafka_clients import join_group
@@ -28,7 +28,7 @@ def run_worker(settings: Settings) -> int:
 
 def _run(settings: Settings) -> None:
     skill = load_skill(settings.skill_dir)  # fail fast on a broken skill folder
-    counts = asyncio.run(_prepare(settings))
+    counts = event_loop.run(_prepare(settings))
     partitions = counts[settings.topics.agent_answers]
     warning = partition_warning(settings.topics.agent_answers, partitions,
                                 settings.kafka.partitions)
@@ -44,6 +44,7 @@ def _run(settings: Settings) -> None:
              settings.settle_seconds)
     worker = QuietWorker(app, loglevel=settings.log_level, quiet=True)
     worker.judgeflow_log_format = settings.log_format
+    event_loop.prepared(worker.loop)
     # What start-up built (Faust, the skill, pydantic's validators) lives as long as the
     # process: out of the collector's reach, the full collections the hot path's garbage
     # triggers scan only what the stream made.

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from agents.settings import Settings
 from cli.produce import produce
+from streams import event_loop
 from streams.sampledata import DATA_DIR
 from streams.topics import ensure_topics, read_to_end
 from tools.broker import EmbeddedBroker
@@ -79,14 +80,14 @@ def main() -> None:
             "llm": base.llm.model_copy(update={"provider": "anthropic",
                                                "model": "claude-sonnet-5-5"}),
             "settle_seconds": 3.0, "state_dir": work / "state"})
-        asyncio.run(ensure_topics(s))
+        event_loop.run(ensure_topics(s))
         procs = [WorkerProcess(n, s, work / f"{n}.log") for n in ("detect", "judge")]
         try:
             for topic, name in ((s.topics.agent_answers, "answers.jsonl"),
                                 (s.topics.adjudications, "adjudications.jsonl")):
                 lines = (DATA_DIR / name).read_bytes().splitlines()
-                asyncio.run(produce(s, topic, lines, False))
-            jobs = asyncio.run(_judged(s, 300))
+                event_loop.run(produce(s, topic, lines, False))
+            jobs = event_loop.run(_judged(s, 300))
             print(f"(the sample's {jobs} judge jobs judged by claude-sonnet-5-5 against the "
                   "fake API)", flush=True)
         finally:

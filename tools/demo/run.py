@@ -9,7 +9,6 @@ lines, prints a summary and stops everything it started.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import os
 import tempfile
@@ -22,7 +21,7 @@ import orjson
 
 from agents.debrief.sampledata import REQUESTS_FILE
 from agents.settings import Settings
-from streams import kafka_clients
+from streams import event_loop, kafka_clients
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_settings import KafkaSettings
 from streams.sampledata import DATA_DIR
@@ -203,7 +202,7 @@ def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
     with open_target(broker, settings, work, topic_prefix, note) as target:
         s = demo_settings(settings, target.kafka, work / "state", settle, offline,
                           prefix=target.prefix)
-        asyncio.run(claim(target, s))  # a refused login or a taken prefix: one line
+        event_loop.run(claim(target, s))  # a refused login or a taken prefix: one line
         if not target.owned:
             note(f"running on {target.describe}")
         try:
@@ -228,7 +227,7 @@ def run(settings: Settings, *, settle: float, timeout: float, offline: bool,
 
 def _tidy(target: Target, s: Settings) -> str:
     try:
-        return asyncio.run(tidy(target, s))
+        return event_loop.run(tidy(target, s))
     except Exception as exc:  # the cluster went away meanwhile: say what is left
         return (f"could NOT delete the topics and groups under {target.prefix} "
                 f"({type(exc).__name__}: {exc}); delete them by hand")
@@ -243,12 +242,12 @@ def _pipeline(s: Settings, target: Target, settle: float, timeout: float, out: A
     print(f"  {where}LLM provider: {s.llm.provider}"
           f"{' (' + s.llm.model + ')' if s.llm.provider == 'anthropic' else ''}",
           file=out, flush=True)
-    asyncio.run(ensure_topics(s))
+    event_loop.run(ensure_topics(s))
     expect = expectations()
     with workers(s, work) as procs:
         for topic, path, raw in input_batches(s):
             lines = lines_of(s, topic, path, hold_fn is not None)
-            sent, rejected = asyncio.run(produce_fn(s, topic, lines, raw))
+            sent, rejected = event_loop.run(produce_fn(s, topic, lines, raw))
             kept = len(path.read_bytes().splitlines()) - len(
                 [ln for ln in lines if b'"review_slot":2' not in ln])
             print(f"  produced {sent} record(s) from {path.name} to {topic}"
@@ -256,7 +255,7 @@ def _pipeline(s: Settings, target: Target, settle: float, timeout: float, out: A
                   f"{f' ({kept} held back for you to decide on the page)' if kept else ''}",
                   file=out, flush=True)
         started = time.monotonic()
-        seen, ok = asyncio.run(follow(s, expect, timeout,
+        seen, ok = event_loop.run(follow(s, expect, timeout,
                                       lambda se, ex, final: print(
                                           progress_line(se, ex, final), file=out,
                                           flush=True),
