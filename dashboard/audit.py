@@ -17,14 +17,18 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 #: The redacted fields of a row: the judge's answer and everything that hints at it.
 JUDGE_FIELDS = ("suggested_answer", "confidence", "classification_hint", "error_agent")
 
 
-def draw(cell: str) -> float:
-    """The cell's deterministic uniform draw in [0, 1)."""
-    digest = hashlib.sha256(b"judgeflow-audit|" + cell.encode()).digest()
+@lru_cache(maxsize=65536)
+def draw(cell: str, purpose: bytes = b"judgeflow-audit") -> float:
+    """The cell's deterministic uniform draw in [0, 1); another ``purpose`` gives another
+    draw, independent of the audit's (the demo's simulated second reviewer). Cached: the
+    queue asks it of every cell on every page refresh."""
+    digest = hashlib.sha256(purpose + b"|" + cell.encode()).digest()
     return int.from_bytes(digest[:8], "big") / 2.0 ** 64
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from dashboard.rows import job_answers, text, triage_row
+from schemas.chart_review import cell_key
 
 RESULTS, JOBS, EVALUATIONS, CALIBRATION = "results", "jobs", "evaluations", "calibration"
 STREAMS = (RESULTS, JOBS, EVALUATIONS, CALIBRATION)
@@ -158,8 +159,8 @@ class Window:
         other: dict[str, tuple[int, dict[str, Any]]] = {}
         for entry in self._data[RESULTS].values():
             v = entry.value
-            cell = (f"{text(v.get('task_id'))}|{text(v.get('patient_id'))}|"
-                    f"{text(v.get('field_id'))}")
+            cell = cell_key(text(v.get("task_id")), text(v.get("patient_id")),
+                            text(v.get("field_id")))
             if series is not None:
                 if v.get("prompt_version") == series:
                     live[cell] = (entry.seq, v)

@@ -12,13 +12,13 @@ mechanism, not how well two clinicians agree.
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime, timedelta
 from typing import Any
 
 import orjson
 
-from dashboard.audit import AuditPlan
+from dashboard.audit import AuditPlan, draw
+from schemas.chart_review import cell_key
 
 DEMO_BLIND, DEMO_DOUBLE = 0.3, 0.2
 #: Share of double-review cells on which the made-up second reviewer disagrees.
@@ -28,29 +28,24 @@ FLIP = {"agent_a_error": "agent_b_error", "agent_b_error": "agent_a_error"}
 WHO = {"agent_a": "agent_b", "agent_b": "agent_a"}
 
 
-def _draw(cell: str) -> float:
-    digest = hashlib.sha256(b"judgeflow-demo-second|" + cell.encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2.0 ** 64
-
-
 def agent_answers(lines: list[bytes]) -> dict[str, list[Any]]:
     """Cell key -> the agents' raw answers, in the sample's order."""
     out: dict[str, list[Any]] = {}
     for line in lines:
         if line.strip():
             a = orjson.loads(line)
-            out.setdefault(f"{a['task_id']}|{a['patient_id']}|{a['field_id']}", []).append(
+            out.setdefault(cell_key(a["task_id"], a["patient_id"], a["field_id"]), []).append(
                 a.get("answer"))
     return out
 
 
 def second_review(first: dict[str, Any], answers: list[Any]) -> dict[str, Any]:
-    cell = f"{first['task_id']}|{first['patient_id']}|{first['field_id']}"
+    cell = cell_key(first["task_id"], first["patient_id"], first["field_id"])
     when = datetime.fromisoformat(str(first["adjudicated_at"]).replace("Z", "+00:00"))
     second = {**first, "adjudicator": SECOND, "review_slot": 2,
               "adjudicated_at": (when + timedelta(days=1)).isoformat()}
     others = [a for a in answers if orjson.dumps(a) != orjson.dumps(first["final_answer"])]
-    if _draw(cell) < DISAGREE and others:
+    if draw(cell, b"judgeflow-demo-second") < DISAGREE and others:
         klass = first.get("classification")
         second.update(final_answer=others[0],
                       classification=FLIP.get(str(klass), "true_ambiguity"),
@@ -69,7 +64,7 @@ def audited(lines: list[bytes], answers: dict[str, list[Any]],
         if not line.strip():
             continue
         first = orjson.loads(line)
-        cell = f"{first['task_id']}|{first['patient_id']}|{first['field_id']}"
+        cell = cell_key(first["task_id"], first["patient_id"], first["field_id"])
         first.update(review_mode=plan.mode(cell), review_slot=1)
         out.append(orjson.dumps(first))
         if plan.slots(cell) == 2:
