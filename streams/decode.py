@@ -1,8 +1,9 @@
 """The one way a consumed record becomes a contract model, or a typed dead-letter reason.
 
 :func:`decode_record` is pure (bytes in, model or :class:`BadRecord` out) and is what every
-edge that consumes a contract calls (judge jobs, debrief requests, adjudications, judge
-results and cell outcomes) and what ``judgeflow produce`` checks a line with. In order:
+edge that consumes a contract calls (agent answers, judge jobs, debrief requests,
+adjudications, judge results and cell outcomes) and what ``judgeflow produce`` checks a line
+with. In order:
 
 * ``oversized``: the value is larger than the contract's bound (:func:`max_bytes`);
 * ``invalid_json``: not JSON, or JSON that is not an object;
@@ -12,9 +13,6 @@ results and cell outcomes) and what ``judgeflow produce`` checks a line with. In
   fields, unsafe ids, a time without a UTC offset ...).
 
 Messages name the place and the reason, never a value nor a key the sender chose (PHI).
-The detector's :func:`streams.detect.processor.parse_answer` keeps its own messages (pinned by
-its golden files) but applies the same checks from here: :func:`max_bytes` of
-:class:`AgentAnswer`, :func:`uses_nan` and :func:`repeats_a_key`.
 """
 
 from __future__ import annotations

@@ -12,21 +12,18 @@ from datetime import UTC, datetime
 from typing import Any, Literal
 
 import orjson
-from pydantic import ValidationError
 
 from schemas.chart_review import (
-    MAX_JSON_DEPTH,
     AgentAnswer,
     CellOutcome,
     JudgeJob,
     SourceRef,
     cell_key,
 )
-from schemas.errors import describe_record
 from schemas.ids import derive_id
 from schemas.skill import Skill
 from streams import limits
-from streams.decode import max_bytes, repeats_a_key, uses_nan
+from streams.decode import decode_record
 from streams.detect.decide import Decision, decide
 from streams.detect.state import (
     DUPLICATE,
@@ -45,7 +42,6 @@ from streams.detect.state import (
     settle_due,
 )
 from streams.errors import BadRecord
-from streams.json_depth import depth_reason, nesting, too_deep
 
 log = logging.getLogger(__name__)
 
@@ -73,35 +69,6 @@ class Step:
     changed: bool = True
 
 
-def parse_answer(raw: bytes | None) -> AgentAnswer:
-    """Decode one record and validate it with the model (the one definition of an answer),
-    with the checks of :mod:`streams.decode` (NaN and a repeated key are ``schema_error``)
-    and this path's own messages (pinned by the golden files)."""
-    if raw is None:
-        raise BadRecord("invalid_json", "record has no value")
-    try:
-        data = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        depth = too_deep(raw)
-        if depth is not None:
-            raise BadRecord("schema_error", f"AgentAnswer invalid: {depth_reason(depth)}"
-                            ) from None
-        if uses_nan(raw):
-            raise BadRecord("schema_error", "AgentAnswer invalid: NaN and Infinity are not "
-                            "JSON numbers") from None
-        raise BadRecord("invalid_json", f"value is not JSON: {exc}") from None
-    if not isinstance(data, dict):
-        raise BadRecord("invalid_json", f"value is a JSON {type(data).__name__}, not an object")
-    if repeats_a_key(raw, data):  # JSON parsers keep the last: patient P006 read as P007
-        raise BadRecord("schema_error", "AgentAnswer invalid: a JSON object has a duplicate key")
-    try:
-        return AgentAnswer.model_validate(data)
-    except ValidationError as exc:
-        deepest, _ = nesting(raw)  # our own bound: say so (the error types alone do not)
-        reason = depth_reason(deepest) if deepest > MAX_JSON_DEPTH else describe_record(exc)
-        raise BadRecord("schema_error", f"AgentAnswer invalid: {reason}") from None
-
-
 class DetectProcessor:
     def __init__(self, skill: Skill, cfg: DetectConfig) -> None:
         self.skill = skill
@@ -109,11 +76,7 @@ class DetectProcessor:
 
     def validate(self, value: bytes | None) -> AgentAnswer:
         """Parse and check one record; :class:`BadRecord` means it belongs in the DLQ."""
-        size, bound = len(value or b""), max_bytes(AgentAnswer)
-        if size > bound:
-            raise BadRecord("oversized", f"answer of {size} bytes exceeds the limit of "
-                            f"{bound} bytes")
-        answer = parse_answer(value)
+        answer = decode_record(AgentAnswer, value)
         problems = limits.text_problems(answer)
         if problems:
             raise BadRecord("oversized", "; ".join(problems))

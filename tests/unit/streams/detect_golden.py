@@ -4,6 +4,9 @@ files under ``golden/`` that hold what detect did with them.
 The goldens were recorded from main at 536eeda (before the fast path and the compiled core
 were removed), so they pin the behaviour every later refactor must keep: every step's note,
 dead-letter type and message, the bytes of every output record and of the stored cell.
+Re-recorded once since, when detect took the shared decoder (:mod:`streams.decode`): only
+dead-letter messages changed (``not a JSON AgentAnswer: ...``, ``N error(s): ...``), no
+type, output or cell.
 Steps are kept as digests (the streams are long); the sample's outputs are also kept in full
 (``golden/sample_outputs.jsonl``) so that a reader sees what detect emits.
 

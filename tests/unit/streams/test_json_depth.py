@@ -12,8 +12,8 @@ import pytest
 from agents.debrief.handler import parse_request
 from agents.judge.run import decode_job
 from schemas.calibration import Adjudication
+from schemas.chart_review import AgentAnswer
 from streams.decode import decode_record
-from streams.detect.processor import parse_answer
 from streams.errors import BadRecord
 from streams.json_depth import nesting, too_deep
 
@@ -52,7 +52,8 @@ def test_too_deep(raw: bytes | None, depth: int | None) -> None:
 
 
 DECODERS: dict[str, Callable[[bytes | None], Any]] = {
-    "detect": parse_answer, "judge": decode_job, "debrief": parse_request,
+    "detect": lambda v: decode_record(AgentAnswer, v), "judge": decode_job,
+    "debrief": parse_request,
     "calibrate": lambda v: decode_record(Adjudication, v)}
 
 
