@@ -88,9 +88,13 @@ def samples(settings: Settings, kinds: tuple[str, ...],
     as :meth:`agents.debrief.grader.DebriefGrader.first_request` does: its cached prefix is then
     the rules alone, without the tool schema)."""
     if "judge" in kinds:
-        from tools.bench.judge_phase import bench_jobs, judge_requests
+        from agents.judge.sample_request import sample_request
 
-        yield "judge", judge_requests(settings, bench_jobs(settings, 1, slow=False))[0]
+        judged, origin = sample_request(settings)
+        if origin.packaged:
+            print("  judge: the request is the packaged sample's (no answers.jsonl beside "
+                  f"{settings.skill_dir}): its prefix is not your rubric's")
+        yield "judge", judged
     if "debrief" in kinds:
         from agents.debrief.autorubric import rubric_for
         from agents.debrief.prompt import build_request

@@ -18,15 +18,14 @@ from typing import Any
 
 import orjson
 
-from agents.context.assemble import gather
 from agents.context.charts import ChartStore
-from agents.judge.prompt import build_request
 from agents.judge.run import serve
+from agents.judge.sample_request import ANSWERS, answer_pairs, disagreement, judge_request
 from agents.providers.base import LLMRequest
-from agents.providers.factory import make_provider, model_entry
+from agents.providers.factory import make_provider
 from agents.providers.limits import Budget
 from agents.settings import Settings
-from schemas.chart_review import AgentAnswer, JudgeJob
+from schemas.chart_review import JudgeJob
 from schemas.skill import load_skill
 from streams import kafka_clients
 from streams.settings import TopicSettings
@@ -38,21 +37,13 @@ REPO = Path(__file__).resolve().parents[2]
 
 def bench_jobs(settings: Settings, n: int, slow: bool) -> list[JudgeJob]:
     """``n`` disagreement jobs built from the sample answers, cycling through their cells."""
-    cells: dict[str, list[AgentAnswer]] = {}
-    path = Path(settings.skill_dir).parent / "answers.jsonl"
-    for line in path.read_bytes().splitlines():
-        a = AgentAnswer.model_validate_json(line)
-        cells.setdefault(a.key, []).append(a)
-    pairs = [v[:2] for v in cells.values() if len(v) >= 2]
+    pairs = answer_pairs(Path(settings.skill_dir).parent / ANSWERS)
     jobs = []
     for i in range(n):
         a, b = pairs[i % len(pairs)]
         if slow and i == 0:
             a = a.model_copy(update={"rationale": SLOW_MARK})
-        jobs.append(JudgeJob(job_id=f"bench-{uuid.uuid4().hex}", kind="disagreement",
-                             task_id=a.task_id, patient_id=a.patient_id, field_id=a.field_id,
-                             answers=(a, b), normalized=(a.answer, b.answer),
-                             reasons=("benchmark",), detected_at=datetime.now().astimezone()))
+        jobs.append(disagreement(a, b, reason="benchmark"))
     return jobs
 
 
@@ -166,18 +157,8 @@ async def _read(kafka: kafka_clients.KafkaTarget, topics: list[str], n: int, tim
 
 def judge_requests(settings: Settings, jobs: list[JudgeJob]) -> list[LLMRequest]:
     """The requests the worker sends for ``jobs`` (built the same way, without sending)."""
-    skill = load_skill(settings.skill_dir)
-    store = ChartStore(settings.charts_dir)
-    minimum = model_entry(settings.llm).min_cache_tokens
-    out = []
-    for job in jobs:
-        crit = skill.criteria[job.field_id]
-        notes = store.notes(job.patient_id)
-        ctx = gather(job.answers, crit.keywords, notes, settings.llm.context_budget_chars)
-        out.append(build_request(skill, crit, job, ctx, structured=settings.llm.structured_output,
-                                 max_tokens=settings.llm.max_tokens, notes=notes,
-                                 min_cache_tokens=minimum))
-    return out
+    skill, store = load_skill(settings.skill_dir), ChartStore(settings.charts_dir)
+    return [judge_request(settings, skill, store, job) for job in jobs]
 
 
 def cache_served_share(usages: list[dict[str, Any]]) -> float:

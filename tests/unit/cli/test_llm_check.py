@@ -3,11 +3,14 @@ kind with model, latency, tokens, cache and cost; no key -> says so, exit 0."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
 from cli.main import main
+from streams.settings import SAMPLE_DIR
 from tools.fakes.fake_anthropic import FakeAnthropic
 
 
@@ -84,3 +87,19 @@ def test_each_cache_breakpoint_line_is_printed_once(
     assert captured.out.count("judge: cache breakpoint 1:") == 1
     logged = [r.getMessage() for r in caplog.records if "cache breakpoint" in r.getMessage()]
     assert not logged and "cache breakpoint" not in captured.err
+
+
+def test_a_hospitals_own_skill_folder_is_checked_with_the_packaged_sample(
+        fake: FakeAnthropic, capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """A deployment's skill folder has no answers.jsonl beside it (that is the sample's
+    layout): llm check, the smoke test after a model or key change, must still send its
+    judge call, and say whose request it was (it once crashed with a traceback)."""
+    skill = tmp_path / "own" / "skill"
+    shutil.copytree(SAMPLE_DIR / "skill", skill)
+    monkeypatch.setenv("JUDGEFLOW_SKILL_DIR", str(skill))
+    monkeypatch.setenv("JUDGEFLOW_CHARTS_DIR", str(tmp_path / "charts"))
+    assert main(["llm", "check", "--worker", "judge"]) == 0
+    out = capsys.readouterr().out
+    assert "the request is the packaged sample's" in out and "judge: call 1: model" in out
+    assert len(fake.message_requests()) == 1
