@@ -4,7 +4,8 @@
 ``serve(metrics, stop)`` coroutine to :func:`run_worker`. SIGTERM and SIGINT set ``stop``
 (the worker then finishes in-flight work, commits and leaves its group). A worker that
 cannot start for a reason the operator must fix (``cannot_start``: a skill folder, a model,
-credentials) logs one line and exits :attr:`ExitCode.CANNOT_START`; any other failure is
+credentials) raises :class:`CommandError`: one ``judgeflow:`` line on stderr at any log level,
+exit :attr:`ExitCode.CANNOT_START`; any other failure is
 logged by type only at ERROR (an exception message may quote input: PHI), with the traceback
 at DEBUG, and exits :attr:`ExitCode.FAILURE`. Kafka and settings errors go on up to the
 command line, which prints them in one line (``cli/errors.py``, the one map from errors to
@@ -26,7 +27,7 @@ from aiokafka.errors import KafkaError
 from schemas.skill import SkillError
 from streams import event_loop
 from streams.errors import StreamsError
-from streams.exit_codes import ExitCode
+from streams.exit_codes import CommandError, ExitCode
 from streams.metrics import Metrics
 from streams.settings import Settings
 
@@ -43,8 +44,10 @@ def guarded(name: str, body: Callable[[], object],
     try:
         body()
     except fatal as exc:
-        log.error("%s worker cannot start: %s", name, exc)
-        return ExitCode.CANNOT_START
+        # to the command line's one error map: one `judgeflow:` line on stderr whatever the
+        # log level (at CRITICAL an ERROR record was the only word, and it was dropped)
+        raise CommandError(f"{name} worker cannot start: {exc}", ExitCode.CANNOT_START
+                           ) from None
     except (StreamsError, KafkaError):
         raise  # the command line prints these in one line
     except Exception as exc:

@@ -41,9 +41,20 @@ def override_settings(settings: Settings, field_id: str) -> Settings:
 
 
 def check_overrides(settings: Settings, skill: Skill) -> None:
-    """One-line :class:`AgentsError` for an override naming an unknown criterion or model.
-    The effort is checked against the Models API when the route's provider starts
+    """One-line :class:`AgentsError` for an override naming an unknown criterion or model
+    (``llm.criterion_models``, ``chart_tools.criteria``), or a charts folder that is not
+    one. The effort is checked against the Models API when the route's provider starts
     (:func:`agents.providers.startup.check_model`), like the default model's."""
+    charts = settings.charts_dir
+    if not charts.is_dir():  # else every patient has no notes: fallbacks, never an error
+        what = "is not a folder" if charts.exists() else "does not exist"
+        raise AgentsError(f"charts folder {charts} {what} (JUDGEFLOW_CHARTS_DIR): the judge "
+                          "would see no patient notes")
+    unknown = sorted(set(settings.chart_tools.criteria) - set(skill.criteria))
+    if unknown:
+        raise AgentsError(f"chart_tools.criteria[{unknown[0]!r}] (JUDGEFLOW_CHART_TOOLS__"
+                          f"CRITERIA): no such criterion in the skill; criteria: "
+                          f"{', '.join(sorted(skill.criteria))}")
     cat = catalogue.load(settings.llm.models_file)
     for field_id in sorted(settings.llm.criterion_models):
         where = f"llm.criterion_models[{field_id!r}]"

@@ -10,6 +10,7 @@ from aiokafka.errors import KafkaConnectionError
 
 from agents.errors import AgentsError
 from schemas.skill import SkillError
+from streams.exit_codes import CommandError
 from streams.worker_main import ExitCode, guarded
 
 
@@ -19,10 +20,6 @@ def _raise(exc: Exception) -> None:
 
 @pytest.mark.parametrize(("body", "code", "logged"), [
     (lambda: None, ExitCode.OK, None),
-    (lambda: _raise(SkillError("no criteria in /skill")), ExitCode.CANNOT_START,
-     "w worker cannot start: no criteria in /skill"),
-    (lambda: _raise(AgentsError("model retired")), ExitCode.CANNOT_START,
-     "w worker cannot start: model retired"),
     (lambda: _raise(ValueError("patient said X")), ExitCode.FAILURE,
      "w worker failed: ValueError"),
 ])
@@ -32,6 +29,30 @@ def test_exit_statuses(caplog: pytest.LogCaptureFixture, body: object, code: Exi
         assert guarded("w", body, cannot_start=(AgentsError,)) == code  # type: ignore[arg-type]
     errors = [r.getMessage() for r in caplog.records if r.levelno >= logging.ERROR]
     assert errors == ([logged] if logged else [])
+
+
+@pytest.mark.parametrize(("exc", "line"), [
+    (SkillError("no criteria in /skill"), "w worker cannot start: no criteria in /skill"),
+    (AgentsError("model retired"), "w worker cannot start: model retired"),
+])
+def test_a_worker_that_cannot_start_says_so_in_one_command_line_error(
+        caplog: pytest.LogCaptureFixture, exc: Exception, line: str) -> None:
+    """Not a log record: at JUDGEFLOW_LOG_LEVEL=CRITICAL that was dropped and the worker
+    exited 2 without a word. The command line prints it (``judgeflow: ...``)."""
+    with pytest.raises(CommandError) as err:
+        guarded("w", lambda: _raise(exc), cannot_start=(AgentsError,))
+    assert str(err.value) == line and err.value.code == ExitCode.CANNOT_START
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+def test_cannot_start_is_printed_at_critical(monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    from cli.main import main
+
+    monkeypatch.setenv("JUDGEFLOW_SKILL_DIR", "/nope")
+    assert main(["--log-level", "CRITICAL", "worker", "detect"]) == ExitCode.CANNOT_START
+    err = capsys.readouterr().err
+    assert err.startswith("judgeflow: detect worker cannot start: skill folder /nope"), err
 
 
 def test_kafka_errors_go_up_to_the_command_line() -> None:

@@ -42,6 +42,23 @@ def test_a_bad_override_is_one_line(skill: Skill, overrides: dict[str, Any],
     assert says in str(err.value) and "\n" not in str(err.value)
 
 
+@pytest.mark.parametrize(("change", "says"), [
+    ({"charts_dir": "/nope/charts"},
+     "charts folder /nope/charts does not exist (JUDGEFLOW_CHARTS_DIR)"),
+    ({"charts_dir": __file__}, "is not a folder (JUDGEFLOW_CHARTS_DIR)"),
+    ({"chart_tools": {"criteria": {"egfr_category": "on"}}},
+     "chart_tools.criteria['egfr_category'] (JUDGEFLOW_CHART_TOOLS__CRITERIA): no such "
+     "criterion"),
+])
+def test_a_start_setting_the_judge_cannot_use_is_one_line(skill: Skill, change: dict[str, Any],
+                                                          says: str) -> None:
+    """Before: a missing charts folder judged every cell without notes (fallbacks, no
+    error) and a typo in chart_tools.criteria was ignored."""
+    with pytest.raises(AgentsError) as err:
+        check_overrides(Settings(**change), skill)
+    assert says in str(err.value) and "\n" not in str(err.value)
+
+
 def test_the_env_json_is_parsed(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUDGEFLOW_LLM__CRITERION_MODELS",
                        '{"egfr_category": {"model": "claude-haiku-5-5", "effort": "low"}}')

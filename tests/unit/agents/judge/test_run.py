@@ -11,6 +11,7 @@ from agents.errors import AgentsError
 from agents.judge.run import decode_job, run_worker, serve
 from agents.settings import Settings
 from streams.errors import BadRecord
+from streams.exit_codes import CommandError
 from tests.unit.agents.judge.fixtures import disagreement, write_charts, write_skill
 
 
@@ -55,4 +56,6 @@ def test_run_worker_exits_2_without_a_key(tmp_path: Path,
     settings = Settings(llm={"provider": "anthropic"}, skill_dir=write_skill(tmp_path),
                         charts_dir=write_charts(tmp_path),
                         kafka={"bootstrap_servers": "127.0.0.1:1"})
-    assert run_worker(settings) == 2
+    with pytest.raises(CommandError) as err:  # the command line prints it in one line
+        run_worker(settings)
+    assert err.value.code == 2 and "ANTHROPIC_API_KEY" in str(err.value)

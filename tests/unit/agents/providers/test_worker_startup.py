@@ -10,6 +10,7 @@ import pytest
 from agents.debrief.run import run_worker as run_debrief
 from agents.judge.run import run_worker as run_judge
 from agents.settings import Settings
+from streams.exit_codes import CommandError
 from tools.fakes.fake_anthropic import FakeAnthropic
 
 
@@ -22,7 +23,8 @@ def test_a_worker_exits_2_on_a_model_it_cannot_use(
     monkeypatch.setenv("ANTHROPIC_BASE_URL", fake.base_url)
     settings = Settings(llm={"provider": "anthropic", "model": model},
                         kafka={"bootstrap_servers": "127.0.0.1:1"})
-    assert run(settings) == 2  # type: ignore[operator]
-    errors = [r.getMessage() for r in caplog.records if r.levelno == logging.ERROR]
-    assert len(errors) == 1 and says in errors[0] and "\n" not in errors[0]
+    with pytest.raises(CommandError) as err:  # the command line prints it in one line
+        run(settings)  # type: ignore[operator]
+    assert err.value.code == 2 and says in str(err.value) and "\n" not in str(err.value)
+    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
     assert fake.message_requests() == []
