@@ -26,7 +26,7 @@ from aiokafka.errors import KafkaError
 from schemas.skill import SkillError
 from streams import event_loop
 from streams.errors import StreamsError
-from streams.exit_codes import ExitCode
+from streams.exit_codes import CommandError, ExitCode
 from streams.metrics import Metrics
 from streams.settings import Settings
 
@@ -45,8 +45,8 @@ def guarded(name: str, body: Callable[[], object],
     except fatal as exc:
         log.error("%s worker cannot start: %s", name, exc)
         return ExitCode.CANNOT_START
-    except (StreamsError, KafkaError):
-        raise  # the command line prints these in one line
+    except (StreamsError, KafkaError, CommandError):
+        raise  # the command line prints these in one line (a metrics address: CommandError)
     except Exception as exc:
         log.error("%s worker failed: %s", name, type(exc).__name__)
         log.debug("%s worker failure traceback", name, exc_info=True)
