@@ -10,6 +10,7 @@ from aiokafka.errors import KafkaConnectionError
 
 from agents.errors import AgentsError
 from schemas.skill import SkillError
+from streams.exit_codes import CommandError
 from streams.worker_main import ExitCode, guarded
 
 
@@ -37,6 +38,13 @@ def test_exit_statuses(caplog: pytest.LogCaptureFixture, body: object, code: Exi
 def test_kafka_errors_go_up_to_the_command_line() -> None:
     with pytest.raises(KafkaConnectionError):
         guarded("w", lambda: _raise(KafkaConnectionError()))
+
+
+def test_an_operator_mistake_found_at_start_goes_up_to_the_command_line() -> None:
+    # the detect worker binds its metrics endpoint inside guarded(): an address in use must
+    # still be one line and exit 2, not "detect worker failed: CommandError" and exit 1
+    with pytest.raises(CommandError, match="metrics"):
+        guarded("w", lambda: _raise(CommandError("cannot serve metrics on ...")))
 
 
 def test_the_statuses_operations_documents() -> None:
