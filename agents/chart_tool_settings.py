@@ -12,12 +12,14 @@ from __future__ import annotations
 
 from typing import Literal
 
-from pydantic import BaseModel, Field
+from pydantic import Field
+
+from streams.settings_rules import SettingsModel
 
 Mode = Literal["off", "auto", "on"]
 
 
-class ChartToolsSettings(BaseModel):
+class ChartToolsSettings(SettingsModel):
     model_config = {"extra": "forbid"}
 
     mode: Mode = "off"

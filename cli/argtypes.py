@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from streams.settings_rules import bootstrap_problem
+
 
 def _number(text: str, kind: type[int] | type[float]) -> int | float:
     try:
@@ -44,3 +46,12 @@ def port(text: str) -> int:
     if value > 65535:
         raise argparse.ArgumentTypeError(f"must be a port number (0-65535), got {text}")
     return value
+
+
+def bootstrap_servers(text: str) -> str:
+    """``--bootstrap-servers``: the check ``JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS`` gets (an
+    empty value is refused, never read as "use the environment's")."""
+    problem = bootstrap_problem(text)
+    if problem:
+        raise argparse.ArgumentTypeError(problem)
+    return text

@@ -20,12 +20,14 @@ from pydantic import ValidationError
 from pydantic_settings import SettingsError
 
 from agents.errors import AgentsError
+from agents.settings import Settings
 from schemas.errors import describe
 from schemas.skill import SkillError
 from streams.errors import StreamsError
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_access import explain
 from streams.kafka_settings import KafkaSettings
+from streams.settings_env import describe_settings
 
 #: The Kafka a command tried: its settings, or only an address before they were read.
 Target = str | KafkaSettings
@@ -60,6 +62,8 @@ def _settings_error(exc: BaseException, _servers: Target) -> str:
 
 def _invalid(exc: BaseException, _servers: Target) -> str:
     assert isinstance(exc, ValidationError)
+    if exc.title == Settings.__name__:  # named as the operator sets it: the variable
+        return f"invalid configuration: {describe_settings(exc, Settings)}"
     return f"invalid configuration: {describe(exc)}"
 
 

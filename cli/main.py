@@ -9,6 +9,7 @@ import sys
 from agents.replay import cli as replay_cli
 from agents.settings import Settings
 from cli import (
+    argtypes,
     audit,
     bench,
     broker,
@@ -47,6 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
         "comes from JUDGEFLOW_* environment variables (see docs/configuration.md).",
     )
     parser.add_argument("--bootstrap-servers", metavar="HOST:PORT[,...]",
+                        type=argtypes.bootstrap_servers,
                         help="Kafka bootstrap servers "
                         "(default: $JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS)")
     parser.add_argument("--log-level", default=None, type=str.upper, choices=LOG_LEVELS,
@@ -68,7 +70,7 @@ def load_settings(args: argparse.Namespace) -> Settings:
         print(f"judgeflow: warning: {warning}", file=sys.stderr)
     overrides: dict[str, object] = {}
     base = Settings()
-    if args.bootstrap_servers:
+    if args.bootstrap_servers is not None:  # checked by its argparse type
         overrides["kafka"] = base.kafka.model_copy(
             update={"bootstrap_servers": args.bootstrap_servers})
     if args.log_level:

@@ -12,7 +12,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, Field, SecretStr, model_validator
+from pydantic import Field, SecretStr, field_validator, model_validator
+
+from streams.settings_rules import SettingsModel, bootstrap_problem
 
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"]
@@ -25,7 +27,8 @@ def _env(field: str) -> str:
     return ENV + field.upper()
 
 
-class KafkaSettings(BaseModel):
+class KafkaSettings(SettingsModel):
+    #: ``host:port`` entries, comma-separated; IPv6 in brackets (``[::1]:9092``).
     bootstrap_servers: str = "127.0.0.1:9092"
     #: PLAINTEXT, SSL, SASL_PLAINTEXT or SASL_SSL (librdkafka ``security.protocol``).
     security_protocol: SecurityProtocol = "PLAINTEXT"
@@ -83,6 +86,14 @@ class KafkaSettings(BaseModel):
     @property
     def uses_tls(self) -> bool:
         return self.security_protocol in ("SSL", "SASL_SSL")
+
+    @field_validator("bootstrap_servers")
+    @classmethod
+    def _addresses(cls, value: str) -> str:
+        problem = bootstrap_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> KafkaSettings:

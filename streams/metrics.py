@@ -6,6 +6,8 @@ from dataclasses import dataclass
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, start_http_server
 
+from streams.exit_codes import CommandError
+
 
 @dataclass
 class Metrics:
@@ -67,5 +69,14 @@ class Metrics:
         )
 
     def serve(self, port: int, host: str = "127.0.0.1") -> None:
-        if port:
+        """Serve the registry on ``host:port`` (port 0: no endpoint). An address that cannot
+        be bound (in use, not this machine's, no such host) is the operator's to fix: one
+        line naming the settings, exit 2, as for any other setting."""
+        if not port:
+            return
+        try:
             start_http_server(port, addr=host, registry=self.registry)
+        except (OSError, OverflowError) as exc:
+            raise CommandError(
+                f"cannot serve metrics on {host}:{port} (JUDGEFLOW_METRICS_HOST, "
+                f"JUDGEFLOW_METRICS_PORT): {getattr(exc, 'strerror', None) or exc}") from None

@@ -12,10 +12,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, Field, field_validator
+from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from streams.kafka_settings import KafkaSettings
+from streams.settings_rules import FINITE, SettingsModel, topic_problem
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE_ROOT / "sampledata" / "data"
@@ -31,7 +32,7 @@ def comma_list(value: object) -> object:
     return value
 
 
-class TopicSettings(BaseModel):
+class TopicSettings(SettingsModel):
     agent_answers: str = "chart-review.agent-answers.v1"
     judge_jobs: str = "chart-review.judge-jobs.v1"
     cell_outcomes: str = "chart-review.cell-outcomes.v1"
@@ -51,12 +52,20 @@ class TopicSettings(BaseModel):
     #: Never compacted; its retention is the operator's (judgeflow creates it unbounded).
     audit: str = "judgeflow.audit.v1"
 
+    @field_validator("*")
+    @classmethod
+    def _legal(cls, value: str) -> str:
+        problem = topic_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
+
     @staticmethod
     def dlq(topic: str) -> str:
         return f"{topic}.dlq"
 
 
-class GroupSettings(BaseModel):
+class GroupSettings(SettingsModel):
     detect: str = "judgeflow-detect"
     judge: str = "judgeflow-judge"
     debrief: str = "judgeflow-debrief"
@@ -64,7 +73,7 @@ class GroupSettings(BaseModel):
     # (JUDGEFLOW_GROUPS__CALIBRATE is accepted with a warning, cli/env_names.DEPRECATED)
 
 
-class ReviewSettings(BaseModel):
+class ReviewSettings(SettingsModel):
     """The review page's audit and the calibration decisions (issue 27; docs/calibration.md)."""
 
     #: Share of cells reviewed blind (chosen from the cell key: the same on every restart).
@@ -85,6 +94,7 @@ class Settings(BaseSettings):
         env_nested_delimiter="__",
         extra="ignore",
         frozen=True,
+        **FINITE,
     )
 
     kafka: KafkaSettings = Field(default_factory=KafkaSettings)
@@ -124,6 +134,14 @@ class Settings(BaseSettings):
             return value.upper()
         raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
 
+    @field_validator("state_dir", mode="before")
+    @classmethod
+    def _not_cwd(cls, value: object) -> object:
+        if isinstance(value, str) and not value.strip():  # Path("") is the working directory
+            raise ValueError("is empty (that would be the working directory): unset it for "
+                             "var/state, or name a directory")
+        return value
+
     @field_validator("tasks", mode="before")
     @classmethod
     def _split_tasks(cls, value: object) -> object:
@@ -134,5 +152,5 @@ class Settings(BaseSettings):
     def _split_agents(cls, value: object) -> object:
         agents = comma_list(value)
         if isinstance(value, str) and not agents:
-            raise ValueError("JUDGEFLOW_EXPECTED_AGENTS must name at least one agent")
+            raise ValueError("must name at least one agent")
         return agents

@@ -3,11 +3,11 @@ processes started by the demo, benchmarks and tests)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 import orjson
-from pydantic import SecretStr
+from pydantic import BaseModel, SecretStr, ValidationError
 
 from streams.settings import Settings
 
@@ -45,3 +45,37 @@ def settings_env(settings: Settings, *, reveal_secrets: bool = False) -> dict[st
         if isinstance(secret, SecretStr):
             env[name] = secret.get_secret_value() if reveal_secrets else HIDDEN
     return {f"JUDGEFLOW_{k}": v for k, v in env.items()}
+
+
+def variable(model: type[BaseModel], loc: Sequence[int | str]) -> str | None:
+    """The ``JUDGEFLOW_*`` variable that sets the field at ``loc`` (a validation error's
+    location): a dict field travels as one JSON variable, so a key inside it names that
+    variable. None when ``loc`` names a whole group (``kafka``): its checks name their
+    variables themselves."""
+    parts: list[str] = []
+    group: type[BaseModel] | None = model
+    for key in loc:
+        field = group.model_fields.get(str(key)) if group is not None else None
+        if field is None:
+            break
+        parts.append(str(key).upper())
+        kind = field.annotation
+        group = kind if isinstance(kind, type) and issubclass(kind, BaseModel) else None
+        if group is None:
+            break
+    if not parts or group is not None:
+        return None
+    rest = loc[len(parts):]  # a key inside a JSON value: say which one
+    inside = f" ({'.'.join(map(str, rest))})" if rest else ""
+    return "JUDGEFLOW_" + "__".join(parts) + inside
+
+
+def describe_settings(exc: ValidationError, model: type[BaseModel]) -> str:
+    """A settings error in words, each problem after the variable to fix (never its value:
+    errors are read without their input, which may be a secret)."""
+    lines = []
+    for error in exc.errors(include_input=False, include_url=False, include_context=False):
+        why = error["msg"].removeprefix("Value error, ")
+        name = variable(model, error["loc"])
+        lines.append(f"{name}: {why}" if name else why)
+    return "; ".join(lines)

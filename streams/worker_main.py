@@ -7,8 +7,9 @@ cannot start for a reason the operator must fix (``cannot_start``: a skill folde
 credentials) raises :class:`CommandError`: one ``judgeflow:`` line on stderr at any log level,
 exit :attr:`ExitCode.CANNOT_START`; any other failure is
 logged by type only at ERROR (an exception message may quote input: PHI), with the traceback
-at DEBUG, and exits :attr:`ExitCode.FAILURE`. Kafka and settings errors go on up to the
-command line, which prints them in one line (``cli/errors.py``, the one map from errors to
+at DEBUG, and exits :attr:`ExitCode.FAILURE`. Kafka and settings errors, and a metrics address
+that cannot be bound (a ``CommandError``), go on up to the command line, which prints them
+in one line (``cli/errors.py``, the one map from errors to
 exit statuses). docs/operations.md lists the statuses under "Exit statuses".
 """
 
@@ -48,8 +49,8 @@ def guarded(name: str, body: Callable[[], object],
         # log level (at CRITICAL an ERROR record was the only word, and it was dropped)
         raise CommandError(f"{name} worker cannot start: {exc}", ExitCode.CANNOT_START
                            ) from None
-    except (StreamsError, KafkaError):
-        raise  # the command line prints these in one line
+    except (StreamsError, KafkaError, CommandError):
+        raise  # the command line prints these in one line (a metrics address: CommandError)
     except Exception as exc:
         log.error("%s worker failed: %s", name, type(exc).__name__)
         log.debug("%s worker failure traceback", name, exc_info=True)

@@ -9,10 +9,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Literal, TypedDict
 
-from pydantic import BaseModel, Field, SecretStr
+from pydantic import Field, SecretStr
+
+from streams.settings_rules import SettingsModel
 
 
-class CriterionModel(BaseModel):
+class CriterionModel(SettingsModel):
     """A per-criterion override of the judge's model and/or effort."""
 
     model_config = {"extra": "forbid", "frozen": True}
@@ -21,7 +23,7 @@ class CriterionModel(BaseModel):
     effort: Literal["low", "medium", "high", "xhigh", "max"] | None = None
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(SettingsModel):
     #: ``anthropic`` (the Claude API), ``bedrock`` (Amazon Bedrock through the SDK's
     #: AnthropicBedrockMantle client for the 5.x models, AnthropicBedrock for the
     #: ARN-versioned ones: platforms.json says which), ``vertex`` (Google Vertex AI,

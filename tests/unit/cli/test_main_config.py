@@ -13,7 +13,7 @@ def test_invalid_setting_names_the_field_not_the_value(monkeypatch: pytest.Monke
     monkeypatch.setenv("JUDGEFLOW_SETTLE_SECONDS", secret)
     assert main(["config"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("judgeflow: invalid configuration: settle_seconds: ")
+    assert err.startswith("judgeflow: invalid configuration: JUDGEFLOW_SETTLE_SECONDS: ")
     assert secret not in err and "Patientname" not in err
     assert err.count("\n") == 1
 

@@ -4,6 +4,7 @@ never a traceback, a silent no-op or a hang (driven through ``cli.main.main``)."
 from __future__ import annotations
 
 import os
+import socket
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,32 @@ CLOUD_CHAINS = ("AWS_", "GOOGLE_", "CLOUDSDK_", "ANTHROPIC_")
 #: (environment, argv, exit status, what the one line must say)
 CASES = [
     ({"JUDGEFLOW_LOG_LEVEL": "LOUD"}, ["config"], 2,
-     "invalid configuration: log_level: Value error, must be one of DEBUG, INFO"),
+     "invalid configuration: JUDGEFLOW_LOG_LEVEL: must be one of DEBUG, INFO"),
+    # a setting's mistake names the variable that sets it, never the internal field
+    ({"JUDGEFLOW_SETTLE_SECONDS": "abc"}, ["config"], 2,
+     "invalid configuration: JUDGEFLOW_SETTLE_SECONDS: Input should be a valid number"),
+    # a bootstrap list a client cannot split: refused at load, before any command connects
+    ({"JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS": "127.0.0.1:99999"}, ["tail", "t", "--max", "1"], 2,
+     "invalid configuration: JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS: '127.0.0.1:99999': the port "
+     "must be a number from 1 to 65535"),
+    ({"JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS": "127.0.0.1:abc"}, ["kafka", "check"], 2,
+     "JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS: '127.0.0.1:abc': the port must be"),
+    ({"JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS": ""}, ["tail", "t", "--max", "1"], 2,
+     "invalid configuration: JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS: is empty"),
+    # an empty flag is refused, not read as "the environment's value"
+    ({"JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS": "127.0.0.1:9"},
+     ["--bootstrap-servers", "", "tail", "t", "--max", "1"], 2,
+     "argument --bootstrap-servers: is empty: give host:port"),
+    ({}, ["--bootstrap-servers", "h:0", "tail", "t", "--max", "1"], 2,
+     "argument --bootstrap-servers: 'h:0': the port must be a number from 1 to 65535"),
+    ({"JUDGEFLOW_KAFKA__CONNECT_TIMEOUT_SECONDS": "inf"}, ["kafka", "check"], 2,
+     "invalid configuration: JUDGEFLOW_KAFKA__CONNECT_TIMEOUT_SECONDS: Input should be a "
+     "finite number"),
+    ({"JUDGEFLOW_TOPICS__JUDGE_JOBS": "bad topic"}, ["config"], 2,
+     "invalid configuration: JUDGEFLOW_TOPICS__JUDGE_JOBS: a Kafka topic name is 1 to 245"),
+    ({"JUDGEFLOW_STATE_DIR": ""}, ["config"], 2,
+     "invalid configuration: JUDGEFLOW_STATE_DIR: is empty (that would be the working "
+     "directory)"),
     ({}, ["--log-level", "LOUD", "config"], 2, "argument --log-level: invalid choice: 'LOUD'"),
     ({"JUDGEFLOW_EXPECTED_AGENTS_BY_TASK": "{bad"}, ["config"], 2,
      "invalid configuration: JUDGEFLOW_EXPECTED_AGENTS_BY_TASK is not valid JSON: Expecting"),
@@ -97,3 +123,20 @@ def test_names_outside_settings_are_not_reported(monkeypatch: pytest.MonkeyPatch
         monkeypatch.setenv(name, "x" * 16 if "TOKEN" in name else '["a", "b", "c"]')
     assert main(["config"]) == 0
     assert capsys.readouterr().err == ""
+
+
+@pytest.mark.parametrize("worker", ["judge", "debrief", "calibrate"])
+def test_a_metrics_port_in_use_is_one_line(worker: str, monkeypatch: pytest.MonkeyPatch,
+                                           tmp_path: Path,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("JUDGEFLOW_STATE_DIR", str(tmp_path / "state"))
+    monkeypatch.setenv("JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS", "127.0.0.1:9")  # never reached
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        monkeypatch.setenv("JUDGEFLOW_METRICS_PORT", str(port))
+        assert run(["worker", worker]) == 2
+    err = capsys.readouterr().err
+    assert err == (f"judgeflow: cannot serve metrics on 127.0.0.1:{port} (JUDGEFLOW_METRICS_HOST,"
+                   " JUDGEFLOW_METRICS_PORT): Address already in use\n")

@@ -60,5 +60,12 @@ def test_kafka_errors_go_up_to_the_command_line() -> None:
         guarded("w", lambda: _raise(KafkaConnectionError()))
 
 
+def test_an_operator_mistake_found_at_start_goes_up_to_the_command_line() -> None:
+    # the detect worker binds its metrics endpoint inside guarded(): an address in use must
+    # still be one line and exit 2, not "detect worker failed: CommandError" and exit 1
+    with pytest.raises(CommandError, match="metrics"):
+        guarded("w", lambda: _raise(CommandError("cannot serve metrics on ...")))
+
+
 def test_the_statuses_operations_documents() -> None:
     assert [int(c) for c in ExitCode] == [0, 1, 2, 3, 70, 130]
