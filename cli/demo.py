@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from agents.settings import Settings
-from cli.argtypes import port, positive_float
+from streams.argtypes import port, positive_float
 from streams.exit_codes import CommandError
 
 #: ``--broker`` choices (tools.demo.target.KINDS; kept here: the CLI imports no dev tooling
