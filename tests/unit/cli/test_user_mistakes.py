@@ -62,6 +62,10 @@ CASES = [
     ({}, ["produce", "chart-review.agent-answers.v1", "/nonexistent.jsonl"], 2,
      "/nonexistent.jsonl: no such file"),
     ({}, ["produce", "no.such.topic", "-"], 2, "no schema known for topic 'no.such.topic'"),
+    # a usage mistake, told before any connection (the broker of the tests is not running)
+    ({"JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS": "127.0.0.1:9"},
+     ["replay", "dlq", "chart-review.agent-answers.v1"], 2,
+     "'chart-review.agent-answers.v1' is not a dead-letter topic (its name ends in .dlq)"),
 ]
 
 
