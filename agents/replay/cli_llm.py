@@ -16,7 +16,7 @@ from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_access import KafkaAccessError
 
 _DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "
-         "(the version follows the prompt, skill, model and its parameters; see README "
+         "(the version follows the prompt, skill, model and its parameters; see docs/replay.md, "
          "'Changing the prompt'). Runs as its own consumer group named after the version: a "
          "killed run resumes where it stopped, and nothing this version already published is "
          "paid for again. Each new result names the one it supersedes.")
