@@ -44,11 +44,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def reviewer_id(given: str, settings: Settings) -> str:
     if given.startswith("rv-"):
         return given
-    try:
-        return pseudonym(reviewer_key(os.environ.get(KEY_ENV), settings.state_dir), given)
+    try:  # only read: the page makes the key on its first start, a reader never does
+        key = reviewer_key(os.environ.get(KEY_ENV), settings.state_dir, create=False)
+    except FileNotFoundError as exc:
+        raise CommandError(f"audit: {exc} (the review page creates it on first start; point "
+                           "JUDGEFLOW_STATE_DIR at the page's state folder, or set "
+                           f"{KEY_ENV}, or give the rv-... id)") from None
     except (OSError, ValueError) as exc:
         raise CommandError(f"audit: cannot derive {given!r}'s pseudonym without the page's "
                            f"reviewer key ({exc}); give the rv-... id") from None
+    return pseudonym(key, given)
 
 
 async def read_events(settings: Settings) -> tuple[list[AuditEvent], int]:

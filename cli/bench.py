@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from cli.argtypes import non_negative_int, positive_float, positive_int
+from streams.argtypes import non_negative_int, positive_float, positive_int
 from streams.exit_codes import ExitCode
 from streams.settings import Settings
 

@@ -8,7 +8,7 @@ import sys
 import threading
 from pathlib import Path
 
-from cli.argtypes import port
+from streams.argtypes import port
 from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 

@@ -7,9 +7,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from cli.argtypes import port, positive_int
 from dashboard.identity import TOKEN_ENV
 from streams import event_loop
+from streams.argtypes import port, positive_int
 from streams.exit_codes import CommandError, ExitCode
 from streams.settings import Settings
 

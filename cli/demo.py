@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 from agents.settings import Settings
-from cli.argtypes import port, positive_float
+from streams.argtypes import port, positive_float
 from streams.exit_codes import CommandError
 
 #: ``--broker`` choices (tools.demo.target.KINDS; kept here: the CLI imports no dev tooling
@@ -53,9 +53,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--keep-topics", action="store_true",
                    help="on a configured cluster: leave the demo's topics and groups there "
                    "(to read them with `judgeflow tail` or the dashboard); say so at the end")
-    p.add_argument("--settle", type=positive_float, default=5.0,
+    p.add_argument("--settle", type=positive_float, default=5.0, metavar="S",
                    help="settle window in seconds for cells missing an agent (default 5)")
-    p.add_argument("--timeout", type=positive_float, default=300.0,
+    p.add_argument("--timeout", type=positive_float, default=300.0, metavar="S",
                    help="give up after S seconds (default 300)")
     p.add_argument("--offline", action="store_true",
                    help="use the offline providers even if ANTHROPIC_API_KEY is set")

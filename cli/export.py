@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import csv
+import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -57,13 +58,41 @@ def write_csv(rows: list[dict[str, Any]], columns: tuple[str, ...], out: Any) ->
     writer.writerows(rows)
 
 
-def write_parquet(rows: list[dict[str, Any]], columns: tuple[str, ...], path: Path) -> None:
+def _pyarrow() -> tuple[Any, Any]:
     try:
         import pyarrow as pa
         import pyarrow.parquet as pq
     except ImportError as exc:  # missing, or present but broken (pyarrow >= 20 on numpy 1.x)
         raise CommandError(f"Parquet needs a working pyarrow ({exc}): pip install "
                            "'judgeflow[export]' (or write .csv)") from None
+    return pa, pq
+
+
+def check_output(output: Path, fmt: str) -> None:
+    """Refuse an output that cannot be written before anything is read or audited: the
+    trail must not record an export that then fails (a directory, a missing parent, no
+    write permission, Parquet without pyarrow)."""
+    if str(output) == "-":
+        if fmt != "csv":
+            raise CommandError("only CSV can go to stdout ('-')")
+        return
+    if output.is_dir():
+        raise CommandError(f"{output} is a directory: give a file name to write")
+    if not output.parent.is_dir():
+        raise CommandError(f"no such directory: {output.parent}")
+    existed = output.exists()
+    try:  # opening tells what os.access does not (root on a read-only mount, /proc, ...)
+        os.close(os.open(output, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o600))
+    except OSError as exc:
+        raise CommandError(f"cannot write {output}: {exc.strerror}") from None
+    if not existed:  # no empty file left behind if the export stops before writing
+        output.unlink()
+    if fmt == "parquet":
+        _pyarrow()
+
+
+def write_parquet(rows: list[dict[str, Any]], columns: tuple[str, ...], path: Path) -> None:
+    pa, pq = _pyarrow()
     table = pa.Table.from_pylist(rows, schema=None) if rows else pa.table(
         {c: pa.array([], pa.string()) for c in columns})
     pq.write_table(table.select(list(columns)), path)
@@ -107,10 +136,7 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.calibrate.export import COLUMNS, rows
 
     fmt = args.format or ("parquet" if args.output.suffix == ".parquet" else "csv")
-    if str(args.output) == "-" and fmt != "csv":
-        raise CommandError("only CSV can go to stdout ('-')", ExitCode.USAGE)
-    if str(args.output) != "-" and not args.output.parent.is_dir():
-        raise CommandError(f"no such directory: {args.output.parent}", ExitCode.USAGE)
+    check_output(args.output, fmt)
     adjudications, results, bad = event_loop.run(gather(settings))
     table = rows(adjudications, results)
     event_loop.run(audit_export(settings, table))

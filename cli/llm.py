@@ -26,8 +26,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from agents.settings import Settings
-from cli.argtypes import positive_int
 from streams import event_loop
+from streams.argtypes import positive_int
 from streams.exit_codes import CommandError, ExitCode
 
 KINDS = ("judge", "debrief")

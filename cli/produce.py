@@ -77,7 +77,10 @@ def validate(lines: list[bytes], contract: TopicContract | None) -> tuple[list[R
 async def send(settings: Settings, topic: str, records: list[Record]) -> int:
     """Check Write on TOPIC, create it if needed (where the principal may) and send
     already-validated records; returns how many. Only TOPIC: the producer role writes
-    the topics it feeds and nothing else."""
+    the topics it feeds and nothing else. Nothing to send (an empty file, every line
+    rejected) connects to nothing and creates no topic."""
+    if not records:
+        return 0
     await ensure_topics(settings, role="producer", acls=produce_acls(topic))
     await send_all(settings.kafka, topic, records)
     return len(records)

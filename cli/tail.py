@@ -9,8 +9,8 @@ from typing import Any
 
 import orjson
 
-from cli.argtypes import positive_float, positive_int
 from streams import event_loop, kafka_clients
+from streams.argtypes import positive_float, positive_int
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_check import topic_denied
 from streams.settings import Settings

@@ -94,13 +94,17 @@ def match_token(reviewers: dict[str, str], token: str) -> str | None:
     return found
 
 
-def reviewer_key(env_value: str | None, state_dir: Path) -> bytes:
-    """The pseudonym key: the environment's, else the state directory's (made once)."""
+def reviewer_key(env_value: str | None, state_dir: Path, *, create: bool = True) -> bytes:
+    """The pseudonym key: the environment's, else the state directory's (made once, by the
+    page). ``create=False`` (a reader such as ``judgeflow audit``) only reads it: a key made
+    there would map names to ids no page ever used. Raises FileNotFoundError then."""
     if env_value:
         if len(env_value) < 16:
             raise ValueError(f"{KEY_ENV} must be at least 16 characters")
         return env_value.encode()
     path = state_dir / KEY_FILE
+    if not path.exists() and not create:
+        raise FileNotFoundError(f"no reviewer key found at {path}")
     if not path.exists():
         state_dir.mkdir(parents=True, exist_ok=True)
         try:

@@ -47,6 +47,14 @@ from streams.settings import Settings
 log = logging.getLogger(__name__)
 
 
+class _KeyEncrypted(Exception):
+    pass
+
+
+def _no_password() -> str:
+    raise _KeyEncrypted
+
+
 def tls_context(cert: Path | None, key: Path | None) -> ssl.SSLContext | None:
     if cert is None and key is None:
         return None
@@ -54,8 +62,12 @@ def tls_context(cert: Path | None, key: Path | None) -> ssl.SSLContext | None:
         raise ValueError("--tls-cert and --tls-key go together")
     ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ctx.minimum_version = ssl.TLSVersion.TLSv1_2
-    try:
-        ctx.load_cert_chain(cert, key)
+    try:  # a callback, never None: OpenSSL would prompt on the terminal for an encrypted key
+        ctx.load_cert_chain(cert, key, password=_no_password)
+    except _KeyEncrypted:
+        raise ValueError(f"the key {key} is encrypted: the page takes no key password; give "
+                         "it a decrypted copy readable only by this user (openssl pkey -in "
+                         "KEY -out PLAIN.key), or terminate TLS at a proxy") from None
     except (OSError, ssl.SSLError) as exc:
         raise ValueError(f"cannot load the TLS certificate or key: "
                          f"{getattr(exc, 'strerror', None) or exc}") from None

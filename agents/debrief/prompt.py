@@ -84,7 +84,7 @@ JSON_ANSWER = ("Answer with the complete evaluation as one JSON object in the re
 SYSTEM_STRUCTURED = SYSTEM.replace(TOOL_ANSWER, JSON_ANSWER)
 
 TOOL: dict[str, Any] = render_case_evaluation_tool()
-#: Bump when the debrief prompt changes on purpose (README "Changing the prompt").
+#: Bump when the debrief prompt changes on purpose (docs/replay.md, "Changing the prompt").
 LABEL = "debrief-v2"
 
 

@@ -10,12 +10,13 @@ from typing import Any
 from agents.replay.plan import parse_offsets, parse_since
 from agents.settings import Settings
 from streams import event_loop
+from streams.argtypes import positive_float
 from streams.errors import StreamsError
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_access import KafkaAccessError
 
 _DESC = ("Re-read {topic} and publish a new result series under the CURRENT prompt version "
-         "(the version follows the prompt, skill, model and its parameters; see README "
+         "(the version follows the prompt, skill, model and its parameters; see docs/replay.md, "
          "'Changing the prompt'). Runs as its own consumer group named after the version: a "
          "killed run resumes where it stopped, and nothing this version already published is "
          "paid for again. Each new result names the one it supersedes.")
@@ -52,13 +53,13 @@ def add_kinds(kinds: argparse._SubParsersAction) -> None:  # type: ignore[type-a
                            help="only jobs of this kind")
         p.add_argument("--dry-run", action="store_true",
                        help="print jobs, estimated input/output tokens and USD, then exit")
-        p.add_argument("--budget-usd", type=float, metavar="X",
+        p.add_argument("--budget-usd", type=positive_float, metavar="X",
                        help="stop cleanly (committing what is done) before a call would "
                        "take the spend past X")
         p.add_argument("--batch", action="store_true",
                        help="send the first calls through the Message Batches API (half "
                        "price, results within 24 h); resumable after a kill")
-        p.add_argument("--poll-seconds", type=float, default=5.0, metavar="S",
+        p.add_argument("--poll-seconds", type=positive_float, default=5.0, metavar="S",
                        help="first batch polling interval; doubles up to 60 s (default 5)")
         p.set_defaults(func=run, worker=worker)
 
@@ -124,8 +125,6 @@ def run(args: argparse.Namespace, settings: Settings) -> int:
     from agents.replay.run import Options, progress_line, replay
     from agents.replay.targets import Filters
 
-    if args.budget_usd is not None and args.budget_usd <= 0:
-        raise CommandError("--budget-usd must be positive")
     opts = Options(worker=args.worker, since=args.since, from_offsets=args.from_offsets,
                    # judge only: for debrief ``args.kind`` is the subcommand's name ("debrief")
                    filters=Filters(args.task, args.criterion, args.kind)

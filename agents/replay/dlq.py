@@ -25,6 +25,7 @@ from aiokafka.admin import AIOKafkaAdminClient
 
 from streams import kafka_clients
 from streams.errors import StreamsError
+from streams.exit_codes import CommandError
 from streams.kafka_acls import dlq_acls
 from streams.kafka_check import require
 from streams.settings import Settings
@@ -63,7 +64,9 @@ class Replayer:
     def __init__(self, settings: Settings, dlq_topic: str, error_type: str | None,
                  dry_run: bool, batch_size: int = 500) -> None:
         if not dlq_topic.endswith(".dlq"):
-            raise StreamsError(f"{dlq_topic!r} is not a dead-letter topic (its name ends in .dlq)")
+            # a usage mistake (exit 2), found before any connection
+            raise CommandError(f"{dlq_topic!r} is not a dead-letter topic (its name ends in "
+                               ".dlq)")
         self.s, self.topic, self.type, self.dry_run = settings, dlq_topic, error_type, dry_run
         self.tally = Tally()
         self.batch_size = batch_size

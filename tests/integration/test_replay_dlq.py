@@ -68,7 +68,7 @@ async def test_redrive_dry_run_filter_and_idempotence(bootstrap: str) -> None:
 def test_not_a_dlq_is_a_clear_error(bootstrap: str) -> None:
     s = test_settings(bootstrap)
     proc = run_cli(s, "replay", "dlq", s.topics.agent_answers)
-    assert proc.returncode == 1 and "is not a dead-letter topic" in proc.stderr
+    assert proc.returncode == 2 and "is not a dead-letter topic" in proc.stderr
     assert "Traceback" not in proc.stderr
 
 

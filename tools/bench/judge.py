@@ -34,7 +34,7 @@ from datetime import datetime
 from pathlib import Path
 
 from agents.settings import Settings
-from cli.argtypes import non_negative_int, positive_float, positive_int
+from streams.argtypes import non_negative_int, positive_float, positive_int
 from tools.bench import judge_tier as bench_tier
 from tools.bench.judge_phase import Phase, bench_jobs, fake_server, run_phase
 from tools.bench.verdict import goal

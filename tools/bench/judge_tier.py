@@ -24,7 +24,7 @@ from typing import Any
 
 from agents.providers.factory import model_entry
 from agents.settings import Settings
-from cli.argtypes import non_negative_int, positive_float, positive_int
+from streams.argtypes import non_negative_int, positive_float, positive_int
 from tools.bench.judge_phase import bench_jobs, cache_served_share, fake_server, run_phase
 from tools.bench.verdict import goal
 

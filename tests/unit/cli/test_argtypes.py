@@ -1,4 +1,5 @@
-"""Counts and durations are checked by argparse: zero or negative is a usage error (exit 2)."""
+"""Counts, durations and amounts are checked by argparse: zero, negative or not finite is a
+usage error (exit 2)."""
 
 from __future__ import annotations
 
@@ -6,8 +7,8 @@ import argparse
 
 import pytest
 
-from cli.argtypes import non_negative_int, port, positive_float, positive_int
 from cli.main import main
+from streams.argtypes import non_negative_int, port, positive_float, positive_int
 
 
 @pytest.mark.parametrize("fn, text, value", [
@@ -20,7 +21,9 @@ def test_accepts(fn: object, text: str, value: float) -> None:
 @pytest.mark.parametrize("fn, text", [
     (positive_int, "0"), (positive_int, "-3"), (positive_int, "x"), (positive_int, "1.5"),
     (non_negative_int, "-1"), (positive_float, "0"), (positive_float, "nan"),
-    (positive_float, "-2"), (port, "65536"), (port, "-1")])
+    (positive_float, "-2"), (positive_float, "inf"), (positive_float, "-inf"),
+    (positive_float, "NaN"), (positive_float, "1e999"), (positive_float, "x"),
+    (port, "65536"), (port, "-1")])
 def test_rejects(fn: object, text: str) -> None:
     with pytest.raises(argparse.ArgumentTypeError):
         assert callable(fn) and fn(text)
@@ -31,13 +34,25 @@ def test_rejects(fn: object, text: str) -> None:
                                   ["demo", "--timeout", "0"], ["dashboard", "--window", "0"],
                                   ["broker", "--port", "70000"],
                                   ["bench", "judge", "--concurrency", "0"],
-                                  ["bench", "judge", "--tier-cells", "-1"]])
+                                  ["bench", "judge", "--tier-cells", "-1"],
+                                  # nan never compares true: a budget of nan never stops
+                                  ["replay", "judge", "--budget-usd", "nan"],
+                                  ["replay", "judge", "--budget-usd", "-1"],
+                                  ["replay", "debrief", "--budget-usd", "inf"],
+                                  # 0, negative or nan: the batch poll loop spins
+                                  ["replay", "judge", "--poll-seconds", "0"],
+                                  ["replay", "judge", "--poll-seconds", "-3"],
+                                  ["replay", "debrief", "--poll-seconds", "nan"],
+                                  ["tail", "t", "--idle-timeout", "inf"],
+                                  ["demo", "--settle", "nan"]])
 def test_cli_counts_are_usage_errors(argv: list[str],
                                      capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit) as exc:
         main(argv)
     assert exc.value.code == 2
-    assert "error: argument" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"error: argument {argv[-2]}" in err and "Traceback" not in err
+    assert f"got {argv[-1]} (see" in err, err  # names the value it refused
 
 
 def test_schemas_check_has_its_own_help_and_says_ok(capsys: pytest.CaptureFixture[str]) -> None:

@@ -38,10 +38,38 @@ def test_unknown_topic_lists_the_known_ones(tmp_path: Path,
 def test_bad_lines_are_reported_before_connecting(tmp_path: Path,
                                                   capsys: pytest.CaptureFixture[str]) -> None:
     f = tmp_path / "a.jsonl"
-    f.write_text("not json\n")
+    f.write_bytes(b"not json\n" + probe.dumps(probe.agent_answer()) + b"\n")
     assert main([*DOWN, "produce", ANSWERS, str(f)]) == 1  # then the broker is unreachable
     err = capsys.readouterr().err
     assert err.index("line 1: rejected: invalid_json") < err.index("cannot reach Kafka")
+
+
+#: (file content, or None for stdin at its end; exit status; the summary line)
+NOTHING_TO_SEND = [
+    ("", 0, "sent 0, rejected 0"),
+    ("\n  \n", 0, "sent 0, rejected 0"),
+    (None, 0, "sent 0, rejected 0"),
+    ("not json\n{}\n", 1, "sent 0, rejected 2"),
+]
+
+
+@pytest.mark.parametrize(("content", "code", "summary"), NOTHING_TO_SEND,
+                         ids=["empty", "blank lines", "stdin", "every line rejected"])
+def test_nothing_to_send_never_connects_and_prints_the_summary(
+        content: str | None, code: int, summary: str, tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    import io
+    import sys
+
+    f = tmp_path / "a.jsonl"
+    if content is None:
+        monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(b"")))
+    else:
+        f.write_text(content)
+    assert main([*DOWN, "produce", ANSWERS, "-" if content is None else str(f)]) == code
+    out, err = capsys.readouterr()
+    assert out == f"{ANSWERS}: {summary}\n"
+    assert "Kafka" not in err and "Traceback" not in err
 
 
 #: What ``produce`` must refuse of the probe's records (issue 25): every contract breach the

@@ -78,10 +78,19 @@ CASES = [
      ["worker", "judge"], 2, "llm.criterion_models['nosuch']: no such criterion in the skill"),
     ({"JUDGEFLOW_LLM__CRITERION_MODELS": '{"diabetes_type": {"model": "gpt-4"}}'},
      ["worker", "judge"], 2, "model 'gpt-4' is not in the model catalogue"),
-    ({}, ["replay", "judge", "--budget-usd", "0"], 2, "--budget-usd must be positive"),
+    ({}, ["replay", "judge", "--budget-usd", "0"], 2,
+     "argument --budget-usd: must be a positive finite number, got 0"),
+    ({}, ["replay", "judge", "--budget-usd", "nan"], 2,
+     "argument --budget-usd: must be a positive finite number, got nan"),
+    ({}, ["replay", "judge", "--batch", "--poll-seconds", "0"], 2,
+     "argument --poll-seconds: must be a positive finite number, got 0"),
     ({}, ["produce", "chart-review.agent-answers.v1", "/nonexistent.jsonl"], 2,
      "/nonexistent.jsonl: no such file"),
     ({}, ["produce", "no.such.topic", "-"], 2, "no schema known for topic 'no.such.topic'"),
+    # a usage mistake, told before any connection (the broker of the tests is not running)
+    ({"JUDGEFLOW_KAFKA__BOOTSTRAP_SERVERS": "127.0.0.1:9"},
+     ["replay", "dlq", "chart-review.agent-answers.v1"], 2,
+     "'chart-review.agent-answers.v1' is not a dead-letter topic (its name ends in .dlq)"),
 ]
 
 

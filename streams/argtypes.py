@@ -1,9 +1,12 @@
-"""argparse ``type=`` callables for counts and durations: a bad value is a usage error (exit 2)
-with argparse's own one-line message, never a traceback or a silent no-op run."""
+"""argparse ``type=`` callables for counts, durations and amounts: a bad value is a usage error
+(exit 2) with argparse's own one-line message, never a traceback or a silent no-op run. In
+``streams`` (like :mod:`streams.exit_codes`) so that a command kept in its feature's package
+(``agents.replay.cli``) parses its options with the same types."""
 
 from __future__ import annotations
 
 import argparse
+import math
 
 from streams.settings_rules import bootstrap_problem
 
@@ -33,10 +36,12 @@ def non_negative_int(text: str) -> int:
 
 
 def positive_float(text: str) -> float:
-    """A duration in seconds that must be more than 0."""
+    """A duration in seconds or an amount (USD) that must be more than 0 and finite: ``nan``
+    compares false with everything (a budget of nan never stops a run) and ``inf`` or 0 make
+    a poll loop spin or a wait never end."""
     value = float(_number(text, float))
-    if not value > 0:  # also rejects nan
-        raise argparse.ArgumentTypeError(f"must be a positive number, got {text}")
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError(f"must be a positive finite number, got {text}")
     return value
 
 
