@@ -9,7 +9,6 @@ import sys
 from agents.replay import cli as replay_cli
 from agents.settings import Settings
 from cli import (
-    argtypes,
     audit,
     bench,
     broker,
@@ -30,6 +29,7 @@ from cli.env_names import deprecated, unknown
 from cli.errors import exit_status
 from cli.logs import setup_logging
 from cli.parser import Parser
+from streams import argtypes
 from streams.exit_codes import CommandError, ExitCode
 from streams.kafka_settings import KafkaSettings
 from streams.settings import LOG_LEVELS
