@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import os
 
 from cli.env_names import setting_env_names
 from streams.exit_codes import ExitCode
 from streams.settings import Settings
-from streams.settings_env import settings_env
+from streams.settings_env import HIDDEN, settings_env
 
 #: What a setting with no value (and no default) shows as, so that it can still be found.
 UNSET = "<unset>"
@@ -22,7 +23,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
                        "<unset>, so every setting can be found here; a map such as "
                        "JUDGEFLOW_LLM__CRITERION_MODELS prints as its JSON value ({} when "
                        "empty). Secrets (ANTHROPIC_API_KEY, "
-                       "JUDGEFLOW_KAFKA__SASL_PASSWORD, JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD) "
+                       "JUDGEFLOW_KAFKA__SASL_PASSWORD, JUDGEFLOW_KAFKA__SSL_KEY_PASSWORD, "
+                       "JUDGEFLOW_LLM__LOCAL_API_KEY) "
                        "are never printed: a set one shows as <set, hidden>, an unset one as "
                        "<unset>. Each setting is described in docs/configuration.md.")
     p.set_defaults(func=run)
@@ -31,6 +33,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
 def shown(settings: Settings) -> dict[str, str]:
     """Every setting's name and what ``judgeflow config`` prints for it."""
     lines = settings_env(settings)
+    # read by the SDK, not a setting; shown so that "is the key there?" has an answer here
+    lines["ANTHROPIC_API_KEY"] = HIDDEN if os.environ.get("ANTHROPIC_API_KEY") else UNSET
     names, _ = setting_env_names()
     for name in names:
         # a nested group's entries print as NAME__KEY...: the group itself is not unset

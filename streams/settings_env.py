@@ -13,12 +13,13 @@ from streams.settings import Settings
 
 #: Settings fields that are dicts keyed by ids (case matters) and travel as one JSON value,
 #: the form the docs tell users to set.
-_JSON_FIELDS = ("EXPECTED_AGENTS_BY_TASK", "CRITERION_MODELS")
+_JSON_FIELDS = ("EXPECTED_AGENTS_BY_TASK", "CRITERION_MODELS", "CHART_TOOLS__CRITERIA")
 #: What a secret shows as when it is not revealed (``judgeflow config``).
 HIDDEN = "<set, hidden>"
 #: Secrets (SecretStr settings) by their environment name.
 SECRETS = {"KAFKA__SASL_PASSWORD": ("kafka", "sasl_password"),
-           "KAFKA__SSL_KEY_PASSWORD": ("kafka", "ssl_key_password")}
+           "KAFKA__SSL_KEY_PASSWORD": ("kafka", "ssl_key_password"),
+           "LLM__LOCAL_API_KEY": ("llm", "local_api_key")}
 
 
 def settings_env(settings: Settings, *, reveal_secrets: bool = False) -> dict[str, str]:
@@ -41,7 +42,7 @@ def settings_env(settings: Settings, *, reveal_secrets: bool = False) -> dict[st
 
     walk("", settings.model_dump(mode="json"))
     for name, (group, field) in SECRETS.items():
-        secret = getattr(getattr(settings, group), field)
+        secret = getattr(getattr(settings, group, None), field, None)  # llm: agents' only
         if isinstance(secret, SecretStr):
             env[name] = secret.get_secret_value() if reveal_secrets else HIDDEN
     return {f"JUDGEFLOW_{k}": v for k, v in env.items()}

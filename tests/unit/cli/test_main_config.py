@@ -46,10 +46,35 @@ def test_config_shows_an_unset_setting_as_unset(name: str,
     assert f"{name}=<unset>\n" in capsys.readouterr().out
 
 
-def test_config_shows_no_criterion_models_as_the_empty_json_value_one_would_set(
-        capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize("name", ["JUDGEFLOW_LLM__CRITERION_MODELS",
+                                  "JUDGEFLOW_CHART_TOOLS__CRITERIA"])
+def test_config_shows_an_empty_map_as_the_empty_json_value_one_would_set(
+        name: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["config"]) == 0
-    assert "JUDGEFLOW_LLM__CRITERION_MODELS={}\n" in capsys.readouterr().out
+    assert f"{name}={{}}\n" in capsys.readouterr().out
+
+
+def test_config_shows_a_per_criterion_map_as_the_json_one_sets(
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("JUDGEFLOW_CHART_TOOLS__CRITERIA", '{"ckd_dx": "on"}')
+    assert main(["config"]) == 0
+    assert 'JUDGEFLOW_CHART_TOOLS__CRITERIA={"ckd_dx":"on"}\n' in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(("env", "line"), [
+    ({}, "ANTHROPIC_API_KEY=<unset>"),
+    ({"ANTHROPIC_API_KEY": "sk-ant-secret"}, "ANTHROPIC_API_KEY=<set, hidden>"),
+    ({"JUDGEFLOW_LLM__LOCAL_API_KEY": "lk-secret"}, "JUDGEFLOW_LLM__LOCAL_API_KEY=<set, hidden>"),
+])
+def test_config_shows_the_llm_keys_as_its_help_says(
+        env: dict[str, str], line: str, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.delenv("ANTHROPIC_API_KEY", raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    assert main(["config"]) == 0
+    out = capsys.readouterr().out
+    assert f"{line}\n" in out and "secret" not in out
 
 
 def test_config_never_prints_a_secret_and_shows_set_values(
