@@ -141,7 +141,7 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
               f"{'yes' if facts.adaptive_thinking else 'no'}, structured outputs "
               f"{'yes' if facts.structured_outputs else 'no'}, batch "
               f"{'yes' if facts.batch else 'no'}, efforts {', '.join(facts.efforts) or 'none'}"
-              f", effort {settings.llm.effort or 'the model default'})")
+              f", effort {_effort(settings.llm.effort, facts.efforts)})")
     for line in _lacks(provider):
         print(f"  {provider.name}: {line}")
     status = ExitCode.OK
@@ -175,6 +175,14 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
     finally:
         await provider.aclose()
     return status
+
+
+def _effort(effort: str | None, offered: tuple[str, ...]) -> str:
+    """The effort the calls carry: none to a model that lists none (a declared local model;
+    a catalogued one that lacks it refuses to start instead)."""
+    if effort and not offered:
+        return f"{effort} not sent (the model lists no efforts)"
+    return effort or "the model default"
 
 
 def _platform_line(provider: Any) -> str:

@@ -103,3 +103,18 @@ def test_a_hospitals_own_skill_folder_is_checked_with_the_packaged_sample(
     out = capsys.readouterr().out
     assert "the request is the packaged sample's" in out and "judge: call 1: model" in out
     assert len(fake.message_requests()) == 1
+
+
+@pytest.mark.parametrize(("effort", "offered", "shown"), [
+    (None, (), "the model default"),
+    (None, ("low", "high"), "the model default"),
+    ("high", ("low", "high"), "high"),
+    # a declared local model lists none: the provider warns and does not send it
+    ("high", (), "high not sent (the model lists no efforts)"),
+])
+def test_the_effort_line_says_what_the_calls_carry(effort: str | None,
+                                                   offered: tuple[str, ...],
+                                                   shown: str) -> None:
+    from cli.llm import _effort
+
+    assert _effort(effort, offered) == shown
