@@ -173,8 +173,17 @@ class ApacheKafka:
             self._ca.issue(self.admin_user)
             security = Security(self._ca.ca_file, keystore, self.admin_user, self._all_users(),
                                 oauth=self.oauth)
+        taken: set[int] = set()
+
         def port(wanted: bool = True) -> int:
-            return free_port() if wanted else 0
+            # distinct: the kernel may hand a just-closed port out again, and Kafka refuses
+            # two listeners on one port (a rare failed format in CI)
+            while wanted:
+                p = free_port()
+                if p not in taken:
+                    taken.add(p)
+                    return p
+            return 0
 
         for node in range(1, self.brokers + 1):
             self._ports[node] = NodePorts(
@@ -212,8 +221,9 @@ class ApacheKafka:
         for node, proc in procs:
             out, _ = proc.communicate(timeout=120)
             if proc.returncode != 0:
-                raise BrokerError(f"formatting Kafka node {node} failed: "
-                                  f"{out.decode(errors='replace')[-800:]}")
+                text = out.decode(errors="replace")  # the cause leads, the stack follows
+                raise BrokerError(f"formatting Kafka node {node} failed: {text[:800]}"
+                                  + (f" ... {text[-400:]}" if len(text) > 800 else ""))
 
     def _launch(self, node: int) -> None:
         proc = self._procs.get(node)

@@ -3,8 +3,6 @@ touching Kafka; a current model gets past the check."""
 
 from __future__ import annotations
 
-import logging
-
 import pytest
 
 from agents.debrief.run import run_worker as run_debrief
@@ -26,5 +24,6 @@ def test_a_worker_exits_2_on_a_model_it_cannot_use(
     with pytest.raises(CommandError) as err:  # the command line prints it in one line
         run(settings)  # type: ignore[operator]
     assert err.value.code == 2 and says in str(err.value) and "\n" not in str(err.value)
-    assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+    # not also logged (another test's SDK client closed by the GC may log here: not ours)
+    assert not [r for r in caplog.records if says in r.getMessage()]
     assert fake.message_requests() == []
