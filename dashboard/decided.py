@@ -8,7 +8,6 @@ only after saving their own decision, and nobody sees another reviewer's decisio
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from datetime import UTC, datetime
 from typing import Any
 
@@ -110,11 +109,6 @@ class Decisions:
 
     def __len__(self) -> int:
         return len(self._ids)
-
-
-def cell_of(result: Mapping[str, Any]) -> str:
-    """The cell key of a judge result (its task, patient and criterion)."""
-    return cell_key(*(str(result.get(k, "")) for k in ("task_id", "patient_id", "field_id")))
 
 
 def held_by_others(decisions: Decisions, claims: Claims, cell: str, reviewer: str | None,

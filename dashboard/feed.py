@@ -21,8 +21,9 @@ import orjson
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import KafkaError
 
-from dashboard.decided import Decisions, cell_of
+from dashboard.decided import Decisions
 from dashboard.queue import queue_row
+from dashboard.rows import cell_of
 from dashboard.window import CALIBRATION, EVALUATIONS, JOBS, RESULTS, Window
 from streams import kafka_clients
 from streams.kafka_access import KafkaUnreachable, is_fatal

@@ -19,12 +19,12 @@ from aiohttp import web
 
 from dashboard import access_audit
 from dashboard.consulted import consulted_view
-from dashboard.decided import cell_of, held_by_others
+from dashboard.decided import held_by_others
 from dashboard.decisions import DecisionError, decide, parse_save
 from dashboard.excerpt import cited_notes, evidence_excerpts
 from dashboard.identity import pseudonym
 from dashboard.queue import MAX_ITEMS, STATES, items, queue_row
-from dashboard.rows import correctness, reviewer_ids
+from dashboard.rows import cell_of, correctness, reviewer_ids
 from dashboard.sessions import CSRF_HEADER, REVIEWER
 from dashboard.state import STATE, State, json_response
 from dashboard.window import FILTERS, JOBS, RESULTS

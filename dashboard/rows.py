@@ -7,11 +7,18 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from schemas.chart_review import cell_key
 from schemas.reviewer_labels import blamed, name_agents
 
 
 def text(value: Any) -> str:
     return value if isinstance(value, str) else ""
+
+
+def cell_of(record: Mapping[str, Any]) -> str:
+    """The cell key of a result, job or row (its task, patient and criterion), read as every
+    value here is: a field that is not a string counts as empty."""
+    return cell_key(*(text(record.get(k)) for k in ("task_id", "patient_id", "field_id")))
 
 
 MAX_QUOTES = 5

@@ -22,13 +22,12 @@ from dashboard.limits import MAX_BODY, request_started
 from dashboard.probes import add_probe_routes, probe_middleware
 from dashboard.queue import redact
 from dashboard.review_api import add_routes, reviewer_of
-from dashboard.rows import debrief_cards
+from dashboard.rows import cell_of, debrief_cards
 from dashboard.security import add_headers, host_middleware
 from dashboard.sessions import auth_middleware, csrf_cookie
 from dashboard.state import STATE, State, json_response
 from dashboard.stats import calibration_rows, cost_by_version
 from dashboard.window import CALIBRATION, EVALUATIONS, FILTERS, RESULTS
-from schemas.chart_review import cell_key
 
 __all__ = ["State", "create_app"]
 STATIC = Path(__file__).resolve().parent / "static"
@@ -62,7 +61,7 @@ async def rows(request: web.Request) -> web.Response:
     state = request.app[STATE]
     filters = {k: v for k, v in request.query.items() if k in FILTERS}
     reviewer = reviewer_of(request)
-    shown = [redact(r, state.decisions, cell_key(r["task_id"], r["patient_id"], r["field_id"]),
+    shown = [redact(r, state.decisions, cell_of(r),
                     reviewer) for r in state.window.rows(filters, limit=MAX_ROWS)]
     return _json({"rows": shown,
                   "facets": state.window.facets(), "max_rows": MAX_ROWS})

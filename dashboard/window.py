@@ -20,8 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from dashboard.rows import job_answers, text, triage_row
-from schemas.chart_review import cell_key
+from dashboard.rows import cell_of, job_answers, text, triage_row
 
 RESULTS, JOBS, EVALUATIONS, CALIBRATION = "results", "jobs", "evaluations", "calibration"
 STREAMS = (RESULTS, JOBS, EVALUATIONS, CALIBRATION)
@@ -82,8 +81,7 @@ class Window:
             normalized = value.get("normalized")
             value = {"job_id": rid, "answers": job_answers(value),
                      "normalized": list(normalized) if isinstance(normalized, list) else [],
-                     "cell": "|".join(text(value.get(k)) for k in (
-                         "task_id", "patient_id", "field_id"))}
+                     "cell": cell_of(value)}
         items = self._data[stream]
         self._seq += 1
         items.pop(rid, None)
@@ -159,8 +157,7 @@ class Window:
         other: dict[str, tuple[int, dict[str, Any]]] = {}
         for entry in self._data[RESULTS].values():
             v = entry.value
-            cell = cell_key(text(v.get("task_id")), text(v.get("patient_id")),
-                            text(v.get("field_id")))
+            cell = cell_of(v)
             if series is not None:
                 if v.get("prompt_version") == series:
                     live[cell] = (entry.seq, v)

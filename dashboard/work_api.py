@@ -10,9 +10,9 @@ from typing import Any
 import orjson
 from aiohttp import web
 
-from dashboard.decided import cell_of
 from dashboard.identity import pseudonym
 from dashboard.progress import progress
+from dashboard.rows import cell_of
 from dashboard.sessions import REVIEWER, write_refusal
 from dashboard.state import STATE, json_response
 from dashboard.window import RESULTS
