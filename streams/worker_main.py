@@ -5,12 +5,12 @@
 (the worker then finishes in-flight work, commits and leaves its group). A worker that
 cannot start for a reason the operator must fix (``cannot_start``: a skill folder, a model,
 credentials) raises :class:`CommandError`: one ``judgeflow:`` line on stderr at any log level,
-exit :attr:`ExitCode.CANNOT_START`; any other failure is
-logged by type only at ERROR (an exception message may quote input: PHI), with the traceback
-at DEBUG, and exits :attr:`ExitCode.FAILURE`. Kafka and settings errors, and a metrics address
-that cannot be bound (a ``CommandError``), go on up to the command line, which prints them
-in one line (``cli/errors.py``, the one map from errors to
-exit statuses). docs/operations.md lists the statuses under "Exit statuses".
+exit :attr:`ExitCode.CANNOT_START`. Any other failure is logged by type only at ERROR (an
+exception message may quote input: PHI), with the traceback at DEBUG, and exits
+:attr:`ExitCode.FAILURE`. Kafka and settings errors, and a metrics address that cannot be
+bound (a ``CommandError``), go on up to the command line, which prints them in one line
+(``cli/errors.py``, the one map from errors to exit statuses). docs/operations.md lists the
+statuses under "Exit statuses".
 """
 
 from __future__ import annotations
