@@ -94,19 +94,14 @@ class Stoppable(Protocol):
     def stop(self) -> None: ...
 
 
-async def serve_until(worker: Stoppable, stop: asyncio.Event | None,
-                      resource: object = None) -> None:
-    """Run ``worker`` until it returns, stopping it once ``stop`` is set; then close
-    ``resource`` (e.g. an LLM provider's HTTP client) if it has an ``aclose``."""
+async def serve_until(worker: Stoppable, stop: asyncio.Event | None) -> None:
+    """Run ``worker`` until it returns, stopping it once ``stop`` is set."""
     watcher = stop_when(stop, worker.stop)
     try:
         await worker.run()
     finally:
         if watcher is not None:
             watcher.cancel()
-        close = getattr(resource, "aclose", None)
-        if close is not None:
-            await close()
 
 
 def stop_when(stop: asyncio.Event | None, action: Callable[[], None]) -> asyncio.Task[None] | None:

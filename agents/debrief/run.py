@@ -10,7 +10,7 @@ import logging
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
 from agents.errors import AgentsError
-from agents.providers.factory import is_offline, make_provider, require_credentials
+from agents.providers.factory import is_offline, make_provider, release, require_credentials
 from agents.providers.settings import worker_options
 from agents.providers.startup import check_provider
 from agents.settings import Settings
@@ -29,11 +29,12 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
                 stop: asyncio.Event | None = None) -> None:
     metrics = metrics or Metrics.create()
     provider = make_provider(settings)
-    require_credentials(provider)  # fail fast, before touching the broker
-    await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
-    await ensure_topics(settings, role="debrief")
     topics = settings.topics
     async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(release, provider)  # on every exit, refusals included
+        require_credentials(provider)  # fail fast, before touching the broker
+        await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
+        await ensure_topics(settings, role="debrief")
         journal = None if is_offline(provider) else await stack.enter_async_context(
             open_journal(settings.kafka, topics.llm_journal))
         grader = DebriefGrader(settings, provider, metrics, journal=journal)
@@ -50,7 +51,7 @@ async def serve(settings: Settings, metrics: Metrics | None = None,
                  provider.name, grader.prompt_version, len(produced))
         if (open_to_all := settings.open_admission("debrief")) is not None:
             log.warning("debrief worker: %s", open_to_all)
-        await serve_until(worker, stop, provider)
+        await serve_until(worker, stop)
 
 
 def run_worker(settings: Settings) -> int:

@@ -23,6 +23,7 @@ from agents.judge.gates import GateAnswers
 from agents.judge.gates_feed import following
 from agents.judge.judge import Judge
 from agents.judge.routes import build_routes, check_overrides, check_routes
+from agents.providers import factory
 from agents.providers.base import Provider
 from agents.providers.factory import is_offline, make_provider, model_entry, require_credentials
 from agents.providers.journal import tombstone
@@ -102,13 +103,14 @@ async def serve(settings: Settings, provider: Provider | None = None,
     # provider (the offline one too: a typo must not wait for the switch to a paid one)
     check_overrides(settings, skill)
     provider = provider or make_provider(settings)
-    require_credentials(provider)
-    metrics = metrics or Metrics.create()
-    await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
-    await ensure_topics(settings, role="judge")
-    # Cache breakpoints go only where the prefix clears this model's minimum (catalogue data).
-    min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
     async with contextlib.AsyncExitStack() as stack:
+        stack.push_async_callback(factory.release, provider)  # on every exit, refusals included
+        require_credentials(provider)
+        metrics = metrics or Metrics.create()
+        await check_provider(provider, settings.llm, metrics)  # unknown/retired model: exit 2
+        await ensure_topics(settings, role="judge")
+        # Cache breakpoints go only where the prefix clears this model's minimum (catalogue).
+        min_cache = None if is_offline(provider) else model_entry(settings.llm).min_cache_tokens
         journal = None if is_offline(provider) else await stack.enter_async_context(
             open_journal(settings.kafka, settings.topics.llm_journal))
         gates = GateAnswers(skill)
@@ -138,7 +140,7 @@ async def serve(settings: Settings, provider: Provider | None = None,
         # Gated criteria get their gate cell's answer from the cell outcomes (when decided):
         # the follower catches up with the topics before the first job is judged.
         async with following(settings, gates):
-            await serve_until(worker, stop, provider)
+            await serve_until(worker, stop)
 
 
 def run_worker(settings: Settings) -> int:

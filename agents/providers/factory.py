@@ -78,6 +78,15 @@ def make_provider(settings: _WithLLM, *, base_url: str | None = None,
     return OfflineProvider()
 
 
+async def release(provider: Provider) -> None:
+    """Close ``provider``'s HTTP client, if it has one. Whoever makes a provider releases it on
+    every exit, start-up refusals included: an SDK client dropped open is closed by the SDK's
+    finaliser on whatever event loop is running when it is collected, and fails there."""
+    close = getattr(provider, "aclose", None)
+    if close is not None:
+        await close()
+
+
 def require_credentials(provider: Provider) -> None:
     """Refuse to start a worker whose provider cannot authenticate (instead of sending every
     record to a dead-letter queue or a fallback result)."""

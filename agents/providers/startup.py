@@ -165,13 +165,7 @@ async def check_provider(provider: Provider, llm: LLMSettings,
     """The start-up check of a worker's provider (offline: nothing to check)."""
     if is_offline(provider) or not hasattr(provider, "load_facts"):
         return
-    try:
-        await check_model(provider, llm, origin=origin)
-    except AgentsError:
-        closing = getattr(provider, "aclose", None)
-        if closing is not None:  # the worker stops here: release its HTTP client
-            await closing()
-        raise
+    await check_model(provider, llm, origin=origin)  # the caller closes it (factory.release)
     if metrics is not None and hasattr(provider, "on_halt"):
         gauge = metrics.llm_halted
         provider.on_halt.append(lambda err: gauge.labels(provider.name, err.kind).set(1))

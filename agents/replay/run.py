@@ -17,7 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from agents.errors import AgentsError
-from agents.providers.factory import is_offline, make_provider, require_credentials
+from agents.providers.factory import is_offline, make_provider, release, require_credentials
 from agents.providers.startup import check_provider
 from agents.replay.batch import PresetProvider, run_batch
 from agents.replay.driver import Replay, Tally, Target
@@ -173,9 +173,7 @@ async def replay(settings: Settings, opts: Options, *, provider: Any = None,
         return outcome
     finally:
         await stack.aclose()
-        close = getattr(provider, "aclose", None)
-        if close is not None:
-            await close()
+        await release(provider)
 
 
 async def ensure_replay_topics(settings: Settings, opts: Options) -> None:

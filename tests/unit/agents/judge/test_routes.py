@@ -76,8 +76,11 @@ async def test_an_overridden_criterion_goes_to_its_model(
             {**GOOD, "suggested_answer": "yes" if "sglt2i" in json.dumps(body) else True}),
             input_tokens=1000)
 
+        made: list[AnthropicProvider] = []
+
         def make(x: Settings) -> AnthropicProvider:
-            return AnthropicProvider(x.llm, base_url=fake.base_url)
+            made.append(AnthropicProvider(x.llm, base_url=fake.base_url))
+            return made[-1]
 
         routes = build_routes(s, skill, make)
         assert set(routes) == {"on_sglt2i"}
@@ -101,6 +104,8 @@ async def test_an_overridden_criterion_goes_to_its_model(
     other = settings({"on_sglt2i": {"model": "claude-opus-5-5"}})
     assert Judge(other, skill, store, make(other), routes=build_routes(
         other, skill, make)).version_for(moved_job) != moved.prompt_version
+    for provider in made:  # left open, the SDK closes them on a later test's event loop
+        await provider.aclose()
 
 
 def test_a_criterion_models_value_that_is_not_json_is_one_line(
