@@ -12,7 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import Field, field_validator
+from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from streams.kafka_settings import KafkaSettings
@@ -20,6 +20,9 @@ from streams.settings_rules import FINITE, SettingsModel, topic_problem
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE_ROOT / "sampledata" / "data"
+#: What an unset directory setting means (an empty one is refused: it would be the CWD).
+UNSET_DIR = {"state_dir": "var/state", "skill_dir": "the sample skill",
+             "charts_dir": "the sample charts"}
 #: The names ``logging`` knows (``JUDGEFLOW_LOG_LEVEL``, ``--log-level``), case-insensitive.
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
@@ -134,12 +137,12 @@ class Settings(BaseSettings):
             return value.upper()
         raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
 
-    @field_validator("state_dir", mode="before")
+    @field_validator("state_dir", "skill_dir", "charts_dir", mode="before")
     @classmethod
-    def _not_cwd(cls, value: object) -> object:
+    def _not_cwd(cls, value: object, info: ValidationInfo) -> object:
         if isinstance(value, str) and not value.strip():  # Path("") is the working directory
             raise ValueError("is empty (that would be the working directory): unset it for "
-                             "var/state, or name a directory")
+                             f"{UNSET_DIR[info.field_name or '']}, or name a directory")
         return value
 
     @field_validator("tasks", mode="before")

@@ -175,10 +175,14 @@ def test_the_longest_topic_leaves_room_for_its_dead_letter_topic() -> None:
 
 
 @pytest.mark.parametrize("value", ["", "  "])
-def test_an_empty_state_dir_is_not_the_working_directory(
-        value: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    line = _refusal(monkeypatch, "JUDGEFLOW_STATE_DIR", value)
-    assert line.startswith("JUDGEFLOW_STATE_DIR: is empty (that would be the working directory)")
+@pytest.mark.parametrize(("name", "unset"), [("JUDGEFLOW_STATE_DIR", "var/state"),
+                                             ("JUDGEFLOW_SKILL_DIR", "the sample skill"),
+                                             ("JUDGEFLOW_CHARTS_DIR", "the sample charts")])
+def test_an_empty_directory_setting_is_not_the_working_directory(
+        value: str, name: str, unset: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    line = _refusal(monkeypatch, name, value)
+    assert line == (f"{name}: is empty (that would be the working directory): unset it for "
+                    f"{unset}, or name a directory")
 
 
 def test_a_state_dir_given_is_kept(monkeypatch: pytest.MonkeyPatch) -> None:
