@@ -5,7 +5,8 @@ Everything else is the Anthropic provider's (retries, pacing, error kinds, accou
 differs is data (:mod:`agents.providers.local_servers`):
 
 * the address is ``llm.base_url``; the model is declared by ``llm.model`` (no catalogue
-  entry, no Models API call): priced at zero, or at the operator's models file entry;
+  entry, no Models API call): priced at zero, or at the operator's models file entry; one
+  small request at start checks the server answers for it (:meth:`check_declared`);
 * no Claude credential ever travels: the client gets an explicit credential (the server's
   own ``llm.local_api_key`` as a bearer token) or none, with the ``Authorization`` header
   omitted, so the SDK never reads ``ANTHROPIC_API_KEY`` or a profile for this server;
@@ -20,12 +21,13 @@ from __future__ import annotations
 
 import logging
 from typing import Any
+from urllib.parse import urlsplit
 
 import anthropic
 
 from agents.errors import AgentsError
 from agents.providers import catalogue, local_servers
-from agents.providers.anthropic import AnthropicProvider
+from agents.providers.anthropic import AnthropicProvider, classify
 from agents.providers.base import LLMRequest, NoBatchesAPI
 from agents.providers.limits import Budget
 from agents.providers.settings import LLMSettings
@@ -59,6 +61,12 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
         if not url:
             raise AgentsError("llm.provider local needs the server's address: set "
                               "JUDGEFLOW_LLM__BASE_URL (e.g. http://127.0.0.1:8000)")
+        if urlsplit(url).path.rstrip("/").endswith("/v1"):  # the SDK adds /v1/messages
+            raise AgentsError("JUDGEFLOW_LLM__BASE_URL ends in /v1: give the server's address "
+                              f"without it ({url.rstrip('/')[:-3]})")
+        if not settings.model.strip():
+            raise AgentsError("llm.provider local needs the model's name as the server knows "
+                              "it: set JUDGEFLOW_LLM__MODEL")
         self.server = local_servers.server(settings.server)
         super().__init__(settings, budget=budget, client=client or make_client(settings, url))
         self.name = "local"
@@ -83,15 +91,41 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
             params.pop("tool_choice", None)
         return params
 
-    def check_declared(self, origin: Any = None) -> None:
-        """The start-up check of a declared model: say what is assumed, refuse nothing
-        the server would have to answer (it is asked by the first call)."""
+    async def check_declared(self, origin: Any = None) -> None:
+        """The start-up check of a declared model: one small request the server must answer
+        (count_tokens where it has it, else a one-token message). A server that refuses our
+        key or does not serve the model stops the worker in one line; one not reachable yet
+        is a warning (it may still be starting; the calls retry)."""
         if self.settings.effort is not None:
             log.warning("llm.effort %s is not sent to %s (%s): a declared model has no "
                         "effort levels", self.settings.effort, self.server.name, self.model)
-        log.info("local: model %s declared on %s at %s (no Models API; priced at $%g/$%g "
-                 "per MTok in/out)", self.model, self.server.name, self.base_url,
-                 self.entry.input, self.entry.output)
+        where = f"{self.server.name} at {self.base_url}"
+        try:
+            await self._probe()
+        except anthropic.AnthropicError as exc:
+            error = classify(exc)
+            if error.kind == "auth":
+                raise AgentsError(f"the local server ({where}) refused our key "
+                                  f"({error.message}): set JUDGEFLOW_LLM__LOCAL_API_KEY to "
+                                  "the key it was started with") from None
+            if error.kind == "not_found":
+                setting = origin.model if origin is not None else "JUDGEFLOW_LLM__MODEL"
+                raise AgentsError(f"the local server ({where}) does not serve model "
+                                  f"{self.model!r} ({error.message}): set {setting} to a "
+                                  "model it serves") from None
+            log.warning("local: cannot check model %s on %s yet (%s); starting anyway, the "
+                        "calls retry", self.model, where, error.message)
+            return
+        log.info("local: model %s declared on %s (no Models API; priced at $%g/$%g per "
+                 "MTok in/out)", self.model, where, self.entry.input, self.entry.output)
+
+    async def _probe(self) -> None:
+        client = self.client.with_options(max_retries=0)  # a start-up answer, not a retry
+        ping: Any = [{"role": "user", "content": "ping"}]
+        if self.server.count_tokens:
+            await client.messages.count_tokens(model=self.model, messages=ping)
+        else:
+            await client.messages.create(model=self.model, max_tokens=1, messages=ping)
 
     def _check_prefixes(self, request: LLMRequest) -> None:
         if self.server.prompt_caching:

@@ -121,7 +121,7 @@ async def check_model(provider: Any, llm: LLMSettings, today: date | None = None
         provider.check_lifecycle(today, origin)  # a cloud platform keeps its own schedule
         return
     if getattr(provider, "declared", False):
-        provider.check_declared(origin)  # a local server's model: declared, not looked up
+        await provider.check_declared(origin)  # a local server's model: declared, asked
         return
     try:
         facts = await provider.load_facts()

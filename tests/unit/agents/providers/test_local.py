@@ -6,6 +6,7 @@ key ever travels, and `llm check` and the replay estimate work with it."""
 from __future__ import annotations
 
 import json
+import logging
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
 from typing import Any
@@ -69,8 +70,11 @@ async def test_a_declared_model_answers_and_costs_nothing(fake: FakeLocal) -> No
     resp = await p.complete(REQUEST)
     assert resp.model == MODEL and resp.text == "ok"
     assert cost_usd(resp.usage, resp.model, p.settings) == 0.0
-    assert [r.path for r in fake.requests] == ["/v1/messages"]
-    [sent] = fake.message_requests()
+    # one small request at start (count_tokens where the server has it), then the call
+    probe = "/v1/messages" if fake.kind == "ollama" else "/v1/messages/count_tokens"
+    assert [r.path for r in fake.requests] == [probe, "/v1/messages"]
+    assert fake.requests[0].status == 200 and fake.requests[0].body["model"] == MODEL
+    sent = fake.requests[-1]
     assert sent.status == 200 and sent.ignored == []  # nothing the server drops unread
     assert "authorization" not in sent.headers and "x-api-key" not in sent.headers
     for absent in ("output_config", "thinking", "diagnostics", "metadata"):
@@ -125,6 +129,58 @@ async def test_prices_come_from_the_operators_models_file(fake: FakeLocal,
     # a local model under a Claude name is still the local model's price, not Claude's
     claude_named = llm(fake, model="claude-sonnet-5-5")
     assert cost_usd(usage, "claude-sonnet-5-5", claude_named) == 0.0
+
+
+@pytest.mark.parametrize("kind", KINDS)
+async def test_a_key_the_server_refuses_stops_the_worker_at_start(kind: str) -> None:
+    with FakeLocal(kind, model=MODEL, api_key="server-key") as fake:
+        if kind == "ollama":  # Ollama takes any key: nothing to refuse
+            await check_provider(provider(fake), llm(fake))
+            return
+        with pytest.raises(AgentsError, match=r"^the local server \(.+\) refused our key "
+                                              r"\(HTTP 401.*set JUDGEFLOW_LLM__LOCAL_API_KEY"):
+            await check_provider(provider(fake), llm(fake))
+        await check_provider(provider(fake, local_api_key="server-key"), llm(fake))
+
+
+async def test_a_model_the_server_does_not_serve_stops_the_worker_at_start(
+        fake: FakeLocal) -> None:
+    p = provider(fake, model="qwen3-32b")
+    if fake.kind == "llamacpp":  # one loaded model, whatever the name: nothing to refuse
+        await check_provider(p, p.settings)
+        return
+    with pytest.raises(AgentsError, match=r"does not serve model 'qwen3-32b' \(HTTP 404.*\): "
+                                          r"set JUDGEFLOW_LLM__MODEL to a model it serves$"):
+        await check_provider(p, p.settings)
+    assert fake.message_requests() == [] or fake.kind == "ollama"  # asked, nothing judged
+
+
+async def test_a_server_not_up_yet_is_a_warning_not_a_refusal(
+        caplog: pytest.LogCaptureFixture) -> None:
+    settings = LLMSettings(provider="local", model=MODEL, server="vllm",
+                           base_url="http://127.0.0.1:1")
+    p = make_provider(Settings(llm=settings))
+    _made.append(p)
+    with caplog.at_level(logging.WARNING, logger="agents.providers.anthropic_local"):
+        await check_provider(p, settings)  # k8s may start the worker before the server
+    [line] = [r.getMessage() for r in caplog.records]
+    assert "cannot check model qwen3-8b on vLLM" in line and "the calls retry" in line
+
+
+@pytest.mark.parametrize(("over", "says"), [
+    ({"base_url": "http://127.0.0.1:8000/v1"},
+     "JUDGEFLOW_LLM__BASE_URL ends in /v1: give the server's address without it "
+     "(http://127.0.0.1:8000)"),
+    ({"base_url": "http://gpu.local/llm/v1/"}, "without it (http://gpu.local/llm)"),
+    ({"model": " "}, "needs the model's name as the server knows it: set JUDGEFLOW_LLM__MODEL"),
+])
+def test_an_address_with_v1_or_an_empty_model_is_refused_before_any_call(
+        over: dict[str, str], says: str) -> None:
+    settings = {"provider": "local", "model": MODEL, "base_url": "http://127.0.0.1:8000",
+                **over}
+    with pytest.raises(AgentsError) as err:
+        make_provider(Settings(llm=LLMSettings(**settings)))
+    assert says in str(err.value) and "\n" not in str(err.value)
 
 
 def test_no_address_is_one_line() -> None:
