@@ -10,6 +10,7 @@ import logging
 from agents.debrief.grader import DebriefGrader
 from agents.debrief.handler import DebriefHandler
 from agents.errors import AgentsError
+from agents.providers import catalogue
 from agents.providers.factory import is_offline, make_provider, release, require_credentials
 from agents.providers.settings import worker_options
 from agents.providers.startup import check_provider
@@ -28,6 +29,8 @@ log = logging.getLogger(__name__)
 async def serve(settings: Settings, metrics: Metrics | None = None,
                 stop: asyncio.Event | None = None) -> None:
     metrics = metrics or Metrics.create()
+    # read whatever the provider (offline too: a bad file must not wait for a paid one)
+    catalogue.load(settings.llm.models_file)
     provider = make_provider(settings)
     topics = settings.topics
     async with contextlib.AsyncExitStack() as stack:

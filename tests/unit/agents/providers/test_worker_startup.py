@@ -3,6 +3,7 @@ touching Kafka; a current model gets past the check; every refusal closes the SD
 
 from __future__ import annotations
 
+from pathlib import Path
 from types import ModuleType
 
 import pytest
@@ -60,3 +61,13 @@ def test_a_refused_start_closes_the_sdk_client(
     with pytest.raises((CommandError, KafkaUnreachable)):  # both one line on the command line
         module.run_worker(settings)
     assert [p.client.is_closed() for p in made] == [True]
+
+
+@pytest.mark.parametrize("run", [run_judge, run_debrief], ids=["judge", "debrief"])
+def test_a_missing_models_file_stops_an_offline_worker_too(run: object, tmp_path: Path) -> None:
+    # a bad file must not wait for the switch to a paid provider to be found
+    settings = Settings(llm={"provider": "offline", "models_file": tmp_path / "nope.json"},
+                        kafka={"bootstrap_servers": "127.0.0.1:1"})
+    with pytest.raises(CommandError) as err:
+        run(settings)  # type: ignore[operator]
+    assert err.value.code == 2 and "cannot read the models file" in str(err.value)
