@@ -154,6 +154,10 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
                 print(f"  {kind}: cache breakpoint {report.breakpoint}: {report.tokens} tokens "
                       f"{'>=' if report.caches else '<'} {report.minimum}: "
                       f"{'caches' if report.caches else 'NOT cached'}")
+            if caching and provider.entry is not None and not any(
+                    b.cache for b in request.system):  # the builder left it out: it would not
+                print(f"  {kind}: no cache breakpoint sent: the prefix is under "
+                      f"{provider.model}'s minimum of {provider.entry.min_cache_tokens} tokens")
             for n in range(calls):
                 try:
                     r = await provider.complete(request)

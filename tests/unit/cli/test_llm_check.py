@@ -89,6 +89,17 @@ def test_each_cache_breakpoint_line_is_printed_once(
     assert not logged and "cache breakpoint" not in captured.err
 
 
+def test_a_prefix_under_the_models_minimum_is_said_not_silent(
+        fake: FakeAnthropic, capsys: pytest.CaptureFixture[str]) -> None:
+    # the sample's judge prefix (about 4k tokens) is under Haiku 4.5's 4,096: the worker
+    # sends no breakpoint there, and the check says so instead of printing no cache line
+    assert main(["llm", "check", "--worker", "judge", "--model", "claude-haiku-4-5"]) == 0
+    out = capsys.readouterr().out
+    assert ("judge: no cache breakpoint sent: the prefix is under claude-haiku-4-5's minimum "
+            "of 4096 tokens") in out and "judge: cache breakpoint" not in out
+    assert "cache_control" not in str(fake.message_requests()[0].body["system"])
+
+
 def test_a_hospitals_own_skill_folder_is_checked_with_the_packaged_sample(
         fake: FakeAnthropic, capsys: pytest.CaptureFixture[str], tmp_path: Path,
         monkeypatch: pytest.MonkeyPatch) -> None:
