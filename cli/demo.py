@@ -56,7 +56,8 @@ def add_parser(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-ar
     p.add_argument("--settle", type=positive_float, default=5.0, metavar="S",
                    help="settle window in seconds for cells missing an agent (default 5)")
     p.add_argument("--timeout", type=positive_float, default=300.0, metavar="S",
-                   help="give up after S seconds (default 300)")
+                   help="give up when the outputs are not all in S seconds after the "
+                        "workers started; starting the broker is not counted (default 300)")
     p.add_argument("--offline", action="store_true",
                    help="use the offline providers even if ANTHROPIC_API_KEY is set")
     p.add_argument("--dashboard", action="store_true",
