@@ -16,7 +16,7 @@ from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from streams.kafka_settings import KafkaSettings
-from streams.settings_rules import FINITE, SettingsModel, topic_problem
+from streams.settings_rules import FINITE, SettingsModel, group_problem, topic_problem
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE_ROOT / "sampledata" / "data"
@@ -74,6 +74,14 @@ class GroupSettings(SettingsModel):
     debrief: str = "judgeflow-debrief"
     # no ``calibrate``: that worker reads whole topics and joins no group
     # (JUDGEFLOW_GROUPS__CALIBRATE is accepted with a warning, cli/env_names.DEPRECATED)
+
+    @field_validator("*")
+    @classmethod
+    def _legal(cls, value: str) -> str:
+        problem = group_problem(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
 
 class ReviewSettings(SettingsModel):

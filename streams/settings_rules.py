@@ -26,6 +26,9 @@ _TOPIC = re.compile(r"[A-Za-z0-9._-]+")
 #: Kafka's limit is 249; every topic may get a ``.dlq`` sibling (TopicSettings.dlq),
 #: which must be legal too.
 TOPIC_MAX = 249 - len(".dlq")
+#: a group name also names the detect worker's state folder and Faust's internal topics
+#: (``<group>-<table>-changelog``): legal topic characters, with room for those suffixes
+GROUP_MAX = 180
 BOOTSTRAP_FORM = "host:port[,host:port...], IPv6 as [::1]:9092"
 
 
@@ -77,4 +80,12 @@ def topic_problem(value: str) -> str | None:
     if not (_TOPIC.fullmatch(value) and len(value) <= TOPIC_MAX) or value in (".", ".."):
         return (f"a Kafka topic name is 1 to {TOPIC_MAX} characters of a-z, A-Z, 0-9, '.', '_' "
                 "and '-' (249 with its .dlq suffix), not '.' or '..'")
+    return None
+
+
+def group_problem(value: str) -> str | None:
+    """Why ``value`` cannot be a consumer group name here, or None."""
+    if not (_TOPIC.fullmatch(value) and len(value) <= GROUP_MAX) or value in (".", ".."):
+        return (f"a consumer group name is 1 to {GROUP_MAX} characters of a-z, A-Z, 0-9, '.', "
+                "'_' and '-' (it also names a state folder and Kafka topics), not '.' or '..'")
     return None

@@ -15,7 +15,7 @@ from agents.settings import Settings
 from streams.kafka_settings import KafkaSettings
 from streams.settings import TopicSettings, comma_list
 from streams.settings_env import describe_settings
-from streams.settings_rules import TOPIC_MAX, bootstrap_problem, topic_problem
+from streams.settings_rules import GROUP_MAX, TOPIC_MAX, bootstrap_problem, topic_problem
 
 
 @pytest.mark.parametrize(("value", "expected"), [
@@ -168,6 +168,23 @@ def test_an_illegal_topic_name_is_refused(name: str, value: str,
     assert topic_problem(value)
     line = _refusal(monkeypatch, name, value)
     assert line.startswith(f"{name}: a Kafka topic name is 1 to 245 characters")
+
+
+@pytest.mark.parametrize("value", ["", "../../tmp/x", ".", "..", "a b", "g/h",
+                                   "x" * (GROUP_MAX + 1)])
+@pytest.mark.parametrize("name", ["JUDGEFLOW_GROUPS__DETECT", "JUDGEFLOW_GROUPS__JUDGE",
+                                  "JUDGEFLOW_GROUPS__DEBRIEF"])
+def test_a_group_name_that_would_name_a_path_or_an_illegal_topic_is_refused(
+        name: str, value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # detect's group names its state folder (state_dir / group) and Faust's changelog topics
+    line = _refusal(monkeypatch, name, value)
+    assert line.startswith(f"{name}: a consumer group name is 1 to {GROUP_MAX} characters")
+
+
+@pytest.mark.parametrize("value", ["judgeflow-detect", "g.team_2-detect", "x" * GROUP_MAX])
+def test_a_legal_group_name_is_kept(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("JUDGEFLOW_GROUPS__DETECT", value)
+    assert Settings().groups.detect == value
 
 
 def test_the_longest_topic_leaves_room_for_its_dead_letter_topic() -> None:
