@@ -77,8 +77,11 @@ class GroupSettings(SettingsModel):
 
     @field_validator("*")
     @classmethod
-    def _legal(cls, value: str) -> str:
-        problem = group_problem(value)
+    def _legal(cls, value: str, info: ValidationInfo) -> str:
+        # detect's group names its state folder and Faust's topics; Kafka takes any other
+        # non-empty group id as it is
+        problem = group_problem(value) if info.field_name == "detect" else (
+            None if value.strip() else "is empty: unset it for the default, or name a group")
         if problem:
             raise ValueError(problem)
         return value

@@ -172,17 +172,25 @@ def test_an_illegal_topic_name_is_refused(name: str, value: str,
 
 @pytest.mark.parametrize("value", ["", "../../tmp/x", ".", "..", "a b", "g/h",
                                    "x" * (GROUP_MAX + 1)])
-@pytest.mark.parametrize("name", ["JUDGEFLOW_GROUPS__DETECT", "JUDGEFLOW_GROUPS__JUDGE",
-                                  "JUDGEFLOW_GROUPS__DEBRIEF"])
-def test_a_group_name_that_would_name_a_path_or_an_illegal_topic_is_refused(
-        name: str, value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_detect_group_that_would_name_a_path_or_an_illegal_topic_is_refused(
+        value: str, monkeypatch: pytest.MonkeyPatch) -> None:
     # detect's group names its state folder (state_dir / group) and Faust's changelog topics
-    line = _refusal(monkeypatch, name, value)
-    assert line.startswith(f"{name}: a consumer group name is 1 to {GROUP_MAX} characters")
+    line = _refusal(monkeypatch, "JUDGEFLOW_GROUPS__DETECT", value)
+    assert line.startswith("JUDGEFLOW_GROUPS__DETECT: a consumer group name is 1 to "
+                           f"{GROUP_MAX} characters")
+
+
+@pytest.mark.parametrize("name", ["JUDGEFLOW_GROUPS__JUDGE", "JUDGEFLOW_GROUPS__DEBRIEF"])
+def test_other_groups_take_any_id_kafka_takes_but_not_an_empty_one(
+        name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    assert _refusal(monkeypatch, name, " ") == (
+        f"{name}: is empty: unset it for the default, or name a group")
+    monkeypatch.setenv(name, "team:judge/1")  # names no folder and no topic
+    assert "team:judge/1" in Settings().groups.model_dump().values()
 
 
 @pytest.mark.parametrize("value", ["judgeflow-detect", "g.team_2-detect", "x" * GROUP_MAX])
-def test_a_legal_group_name_is_kept(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_legal_detect_group_is_kept(value: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("JUDGEFLOW_GROUPS__DETECT", value)
     assert Settings().groups.detect == value
 
