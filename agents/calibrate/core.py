@@ -18,7 +18,7 @@ from typing import Any, TypeVar
 from agents.calibrate import figures as fig
 from agents.calibrate.figures import figure
 from agents.calibrate.intervals import ac1_pairs, kappa_with_ci
-from agents.calibrate.metrics import Ratio, agreement, confusion
+from agents.calibrate.metrics import Ratio, agreement, cohen_kappa, confusion
 from schemas.calibration import (
     AGENT_ERROR,
     CLASSIFICATIONS,
@@ -135,7 +135,7 @@ class Calibration:
         correct = [who_was_right(a, r) for a, r in judged
                    if a.agent_correctness is not None or a.correct_agents is not None]
         cost = sum(r.usage.cost_usd for r in results.values())
-        klass_kappa, kappa_ci = kappa_with_ci(klass)
+        _, kappa_ci = kappa_with_ci(klass)
         ac1, ac1_ci = ac1_pairs(klass, labels)
         answers = [(fig.answer_label(a.final_answer, schema),
                     fig.answer_label(r.analysis.suggested_answer, schema)) for a, r in judged]
@@ -145,7 +145,7 @@ class Calibration:
         fields: dict[str, Any] = dict(
             task_id=task, field_id=field, prompt_version=version,
             cells_judged=len(results), cells_adjudicated=len(joined),
-            answer_accuracy=figure(accuracy), classification_kappa=klass_kappa,
+            answer_accuracy=figure(accuracy), classification_kappa=cohen_kappa(klass),
             classification_agreement=figure(agreement(klass)),
             agent_correctness_agreement=figure(agreement(correct)),
             confusion=Confusion(labels=labels, counts=tuple(

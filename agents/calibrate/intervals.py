@@ -19,8 +19,6 @@ from collections import Counter
 from collections.abc import Hashable, Iterable, Sequence
 from typing import TypeVar
 
-from agents.calibrate.metrics import cohen_kappa
-
 L = TypeVar("L", bound=Hashable)
 Interval = tuple[float, float]
 #: The two-sided 95% normal quantile.
@@ -53,14 +51,17 @@ def kappa_with_ci(pairs: Iterable[tuple[L, L]], z: float = Z95
     error of Fleiss, Cohen & Everitt (1969) (statsmodels' ``std_kappa``), clipped to
     [-1, 1]. (None, None) with no pairs or ``p_e == 1``."""
     items = list(pairs)
-    kappa = cohen_kappa(items)  # the one definition of the figure; here only its interval
-    if kappa is None:
-        return None, None
     n = len(items)
+    if n == 0:
+        return None, None
     labels, cells = _table(items)
     row = {k: sum(cells[(k, c)] for c in labels) / n for k in labels}
     col = {k: sum(cells[(r, k)] for r in labels) / n for k in labels}
     expected = sum(row[k] * col[k] for k in labels)
+    if math.isclose(expected, 1.0, rel_tol=0, abs_tol=1e-12):
+        return None, None
+    p_o = sum(cells[(k, k)] for k in labels) / n
+    kappa = (p_o - expected) / (1 - expected)
     term_a = sum(cells[(k, k)] / n * (1 - (row[k] + col[k]) * (1 - kappa)) ** 2
                  for k in labels)
     term_b = (1 - kappa) ** 2 * sum(cells[(i, j)] / n * (col[i] + row[j]) ** 2
