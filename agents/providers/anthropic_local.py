@@ -93,9 +93,9 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
 
     async def check_declared(self, origin: Any = None) -> None:
         """The start-up check of a declared model: one small request the server must answer
-        (count_tokens where it has it, else a one-token message). A server that refuses our
-        key or does not serve the model stops the worker in one line; one not reachable yet
-        is a warning (it may still be starting; the calls retry)."""
+        (count_tokens where it has it, else or on its 404 a one-token message). A server
+        that refuses our key or does not serve the model stops the worker in one line; one
+        not reachable yet is a warning (it may still be starting; the calls retry)."""
         if self.settings.effort is not None:
             log.warning("llm.effort %s is not sent to %s (%s): a declared model has no "
                         "effort levels", self.settings.effort, self.server.name, self.model)
@@ -112,7 +112,8 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
                 setting = origin.model if origin is not None else "JUDGEFLOW_LLM__MODEL"
                 raise AgentsError(f"the local server ({where}) does not serve model "
                                   f"{self.model!r} ({error.message}): set {setting} to a "
-                                  "model it serves") from None
+                                  "model it serves, or JUDGEFLOW_LLM__BASE_URL to the "
+                                  "server's own address") from None
             log.warning("local: cannot check model %s on %s yet (%s); starting anyway, the "
                         "calls retry", self.model, where, error.message)
             return
@@ -123,9 +124,12 @@ class LocalProvider(NoBatchesAPI, AnthropicProvider):
         client = self.client.with_options(max_retries=0)  # a start-up answer, not a retry
         ping: Any = [{"role": "user", "content": "ping"}]
         if self.server.count_tokens:
-            await client.messages.count_tokens(model=self.model, messages=ping)
-        else:
-            await client.messages.create(model=self.model, max_tokens=1, messages=ping)
+            try:
+                await client.messages.count_tokens(model=self.model, messages=ping)
+                return
+            except anthropic.NotFoundError:
+                pass  # an unknown model, or a release (early vLLM) or proxy without the route
+        await client.messages.create(model=self.model, max_tokens=1, messages=ping)
 
     def _check_prefixes(self, request: LLMRequest) -> None:
         if self.server.prompt_caching:

@@ -150,9 +150,22 @@ async def test_a_model_the_server_does_not_serve_stops_the_worker_at_start(
         await check_provider(p, p.settings)
         return
     with pytest.raises(AgentsError, match=r"does not serve model 'qwen3-32b' \(HTTP 404.*\): "
-                                          r"set JUDGEFLOW_LLM__MODEL to a model it serves$"):
+                                          r"set JUDGEFLOW_LLM__MODEL to a model it serves, or "
+                                          r"JUDGEFLOW_LLM__BASE_URL to the server's own address$"):
         await check_provider(p, p.settings)
-    assert fake.message_requests() == [] or fake.kind == "ollama"  # asked, nothing judged
+    # asked with count_tokens, then (its 404 may be a missing route) with a one-token message
+    assert [r.body["max_tokens"] for r in fake.message_requests()] == [1]
+
+
+async def test_a_server_without_count_tokens_is_asked_with_a_message(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # an early vLLM release: /v1/messages only; its 404 for the route is not "no such model"
+    with FakeLocal("vllm", model=MODEL) as fake:
+        monkeypatch.setitem(fake.profile, "count_tokens", False)
+        p = provider(fake)
+        await check_provider(p, p.settings)
+        assert [(r.path, r.status) for r in fake.requests] == [
+            ("/v1/messages/count_tokens", 404), ("/v1/messages", 200)]
 
 
 async def test_a_server_not_up_yet_is_a_warning_not_a_refusal(
@@ -163,7 +176,8 @@ async def test_a_server_not_up_yet_is_a_warning_not_a_refusal(
     _made.append(p)
     with caplog.at_level(logging.WARNING, logger="agents.providers.anthropic_local"):
         await check_provider(p, settings)  # k8s may start the worker before the server
-    [line] = [r.getMessage() for r in caplog.records]
+    [line] = [r.getMessage() for r in caplog.records
+              if r.name == "agents.providers.anthropic_local"]
     assert "cannot check model qwen3-8b on vLLM" in line and "the calls retry" in line
 
 
