@@ -107,14 +107,25 @@ def samples(settings: Settings, kinds: tuple[str, ...],
 
 
 async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
-    from agents.errors import AgentsError, LLMError
-    from agents.providers.factory import cost_usd, make_provider
-    from agents.providers.startup import check_model, report_cache_prefixes
+    from agents.errors import AgentsError
+    from agents.providers.factory import make_provider, release
 
     try:
         provider: Any = make_provider(settings)
     except AgentsError as exc:  # the one error map prints it (cli.errors): exit 2
         raise CommandError(f"llm check: {exc}") from exc
+    try:  # the provider's client is closed on every exit, as the workers close theirs
+        return await _checked(provider, settings, kinds, calls)
+    finally:
+        await release(provider)
+
+
+async def _checked(provider: Any, settings: Settings, kinds: tuple[str, ...],
+                   calls: int) -> int:
+    from agents.errors import AgentsError, LLMError
+    from agents.providers.factory import cost_usd
+    from agents.providers.startup import check_model, report_cache_prefixes
+
     try:
         if getattr(provider, "has_credentials", True) is False:
             # asked for (--provider or llm.provider): every worker would refuse to start
@@ -124,11 +135,7 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
                 "to check")
         await check_model(provider, settings.llm)
     except AgentsError as exc:
-        await provider.aclose()
         raise CommandError(f"llm check: {exc}") from exc
-    except CommandError:
-        await provider.aclose()
-        raise
     entry, facts = provider.entry, getattr(provider, "facts", None)
     head = f"llm check: {provider.name} model {provider.model}{_platform_line(provider)}"
     if facts is None:
@@ -145,39 +152,36 @@ async def _check(settings: Settings, kinds: tuple[str, ...], calls: int) -> int:
     for line in _lacks(provider):
         print(f"  {provider.name}: {line}")
     status = ExitCode.OK
-    try:
-        for kind, request in samples(settings, kinds,
-                                     structured=bool(facts and facts.structured_outputs)):
-            caching = getattr(getattr(provider, "server", None), "prompt_caching", True)
-            for report in await report_cache_prefixes(provider, request, label=kind,
-                                                    log_lines=False) if caching else ():
-                print(f"  {kind}: cache breakpoint {report.breakpoint}: {report.tokens} tokens "
-                      f"{'>=' if report.caches else '<'} {report.minimum}: "
-                      f"{'caches' if report.caches else 'NOT cached'}")
-            if caching and provider.entry is not None and not any(
-                    b.cache for b in request.system):  # the builder left it out: it would not
-                print(f"  {kind}: no cache breakpoint sent: the prefix is under "
-                      f"{provider.model}'s minimum of {provider.entry.min_cache_tokens} tokens")
-            for n in range(calls):
-                try:
-                    r = await provider.complete(request)
-                except LLMError as exc:
-                    print(f"  {kind}: call {n + 1} FAILED: {exc.kind}: {exc.message}")
-                    status = ExitCode.FAILURE
-                    break
-                u = r.usage
-                print(f"  {kind}: call {n + 1}: model {r.model}, {r.latency_ms} ms, "
-                      f"stop {r.stop_reason}, tokens in {u.input_tokens} out "
-                      f"{u.output_tokens} cache read {u.cache_read_input_tokens} write "
-                      f"{u.cache_creation_input_tokens}, cache hit "
-                      f"{'yes' if u.cache_read_input_tokens else 'no'}, "
-                      f"cost ${cost_usd(u, r.model, settings.llm):.6f}")
-            seen = provider.cache_log.reasons
-            if seen:
-                print(f"  {kind}: cache diagnostics: {', '.join(seen)}")
-                seen.clear()
-    finally:
-        await provider.aclose()
+    for kind, request in samples(settings, kinds,
+                                 structured=bool(facts and facts.structured_outputs)):
+        caching = getattr(getattr(provider, "server", None), "prompt_caching", True)
+        for report in await report_cache_prefixes(provider, request, label=kind,
+                                                log_lines=False) if caching else ():
+            print(f"  {kind}: cache breakpoint {report.breakpoint}: {report.tokens} tokens "
+                  f"{'>=' if report.caches else '<'} {report.minimum}: "
+                  f"{'caches' if report.caches else 'NOT cached'}")
+        if caching and provider.entry is not None and not any(
+                b.cache for b in request.system):  # the builder left it out: it would not
+            print(f"  {kind}: no cache breakpoint sent: the prefix is under "
+                  f"{provider.model}'s minimum of {provider.entry.min_cache_tokens} tokens")
+        for n in range(calls):
+            try:
+                r = await provider.complete(request)
+            except LLMError as exc:
+                print(f"  {kind}: call {n + 1} FAILED: {exc.kind}: {exc.message}")
+                status = ExitCode.FAILURE
+                break
+            u = r.usage
+            print(f"  {kind}: call {n + 1}: model {r.model}, {r.latency_ms} ms, "
+                  f"stop {r.stop_reason}, tokens in {u.input_tokens} out "
+                  f"{u.output_tokens} cache read {u.cache_read_input_tokens} write "
+                  f"{u.cache_creation_input_tokens}, cache hit "
+                  f"{'yes' if u.cache_read_input_tokens else 'no'}, "
+                  f"cost ${cost_usd(u, r.model, settings.llm):.6f}")
+        seen = provider.cache_log.reasons
+        if seen:
+            print(f"  {kind}: cache diagnostics: {', '.join(seen)}")
+            seen.clear()
     return status
 
 
