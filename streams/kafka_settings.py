@@ -14,7 +14,7 @@ from typing import Literal
 
 from pydantic import Field, SecretStr, field_validator, model_validator
 
-from streams.settings_rules import SettingsModel, bootstrap_problem
+from streams.settings_rules import SettingsModel, bootstrap_problem, refused
 
 SecurityProtocol = Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"]
 SaslMechanism = Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512", "OAUTHBEARER"]
@@ -90,10 +90,7 @@ class KafkaSettings(SettingsModel):
     @field_validator("bootstrap_servers")
     @classmethod
     def _addresses(cls, value: str) -> str:
-        problem = bootstrap_problem(value)
-        if problem:
-            raise ValueError(problem)
-        return value
+        return refused(value, bootstrap_problem(value))
 
     @model_validator(mode="after")
     def _consistent(self) -> KafkaSettings:

@@ -16,7 +16,13 @@ from pydantic import Field, ValidationInfo, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 from streams.kafka_settings import KafkaSettings
-from streams.settings_rules import FINITE, SettingsModel, group_problem, topic_problem
+from streams.settings_rules import (
+    FINITE,
+    SettingsModel,
+    group_problem,
+    refused,
+    topic_problem,
+)
 
 PACKAGE_ROOT = Path(__file__).resolve().parent
 SAMPLE_DIR = PACKAGE_ROOT / "sampledata" / "data"
@@ -58,10 +64,7 @@ class TopicSettings(SettingsModel):
     @field_validator("*")
     @classmethod
     def _legal(cls, value: str) -> str:
-        problem = topic_problem(value)
-        if problem:
-            raise ValueError(problem)
-        return value
+        return refused(value, topic_problem(value))
 
     @staticmethod
     def dlq(topic: str) -> str:
@@ -78,13 +81,8 @@ class GroupSettings(SettingsModel):
     @field_validator("*")
     @classmethod
     def _legal(cls, value: str, info: ValidationInfo) -> str:
-        # detect's group names its state folder and Faust's topics; Kafka takes any other
-        # non-empty group id as it is
-        problem = group_problem(value) if info.field_name == "detect" else (
-            None if value.strip() else "is empty: unset it for the default, or name a group")
-        if problem:
-            raise ValueError(problem)
-        return value
+        # detect's group names its state folder (state_dir / group) and Faust's topics
+        return refused(value, group_problem(value, names_topics=info.field_name == "detect"))
 
 
 class ReviewSettings(SettingsModel):

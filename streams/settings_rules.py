@@ -1,5 +1,5 @@
 """What every settings model shares and the checks of values pydantic's types cannot say:
-a Kafka bootstrap list, a Kafka topic name.
+a Kafka bootstrap list, a Kafka topic name, a consumer group.
 
 Each check returns the problem in words (or None) so that a settings validator and a command
 line option (``--bootstrap-servers``) refuse a value with the same sentence, at settings load,
@@ -83,9 +83,20 @@ def topic_problem(value: str) -> str | None:
     return None
 
 
-def group_problem(value: str) -> str | None:
-    """Why ``value`` cannot be a consumer group name here, or None."""
+def group_problem(value: str, *, names_topics: bool) -> str | None:
+    """Why ``value`` cannot be a consumer group name here, or None. A group that also names
+    a state folder and Faust's topics (detect's) takes legal topic characters; Kafka takes
+    any other non-empty id as it is."""
+    if not names_topics:
+        return None if value.strip() else "is empty: unset it for the default, or name a group"
     if not (_TOPIC.fullmatch(value) and len(value) <= GROUP_MAX) or value in (".", ".."):
         return (f"a consumer group name is 1 to {GROUP_MAX} characters of a-z, A-Z, 0-9, '.', "
                 "'_' and '-' (it also names a state folder and Kafka topics), not '.' or '..'")
     return None
+
+
+def refused(value: str, problem: str | None) -> str:
+    """``value``, or the settings validator's ValueError saying ``problem``."""
+    if problem:
+        raise ValueError(problem)
+    return value
