@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from agents.errors import AgentsError
 from agents.providers import catalogue
 from agents.providers.base import Provider
-from agents.providers.factory import require_credentials
+from agents.providers.factory import release, require_credentials
 from agents.providers.startup import Origin, check_provider
 from agents.settings import Settings
 from schemas.skill import Skill
@@ -112,7 +112,7 @@ async def check_routes(settings: Settings, routes: dict[str, Route],
     fails. The judge worker and a replay both start routes here. Returns the distinct routes."""
     distinct = list({id(r.provider): r for r in routes.values()}.values())
     for route in distinct:
-        stack.push_async_callback(route.provider.aclose)  # type: ignore[attr-defined]
+        stack.push_async_callback(release, route.provider)
     for route in distinct:
         require_credentials(route.provider)
         await check_provider(route.provider, route.settings.llm, metrics,
